@@ -1,0 +1,55 @@
+/**
+ * Deterministic names for composed objects.
+ *
+ * Guarantees: every name is a readable prefix plus a 5-hex-character SHA-256
+ * hash, at most 63 characters (the Kubernetes DNS label limit, RFC 1123), with
+ * the trailing `-` of a truncated prefix trimmed. The hash is always appended,
+ * even to short names, so two different part lists never collide on their
+ * readable prefix alone. Identity lives in labels; these names are never parsed
+ * back.
+ *
+ * Both helpers reproduce the public Modelplane reference byte for byte
+ * (`spec/model-side.md` §0.1, `spec/cloud-providers.md` §1.3) so an
+ * installation can switch implementations without renaming running objects.
+ * No lower-casing or character sanitising is done: callers pass DNS-safe parts.
+ */
+import { createHash } from 'node:crypto';
+
+/** Maximum length of a Kubernetes object name that is also a DNS label. */
+export const MAX_NAME_LENGTH = 63;
+/** Number of hex characters of SHA-256 appended to every name. */
+export const HASH_LENGTH = 5;
+const PREFIX_LENGTH = MAX_NAME_LENGTH - HASH_LENGTH - 1;
+
+/** First {@link HASH_LENGTH} lowercase hex characters of SHA-256(text) over UTF-8. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, HASH_LENGTH);
+}
+
+function prefixOf(text: string): string {
+  return text.slice(0, PREFIX_LENGTH).replace(/-+$/, '');
+}
+
+/**
+ * `childName('test-cluster', 'kubeconfig')` → `test-cluster-kubeconfig-55b57`.
+ *
+ * The parts are joined with `-`; the result is the join truncated to 57
+ * characters (trailing `-` stripped), `-`, and the short hash of the whole join.
+ * Always at most 63 characters.
+ */
+export function childName(...parts: string[]): string {
+  const full = parts.join('-');
+  return `${prefixOf(full)}-${shortHash(full)}`;
+}
+
+/**
+ * `opaqueName('my-model', 'cluster-a', '0')` → `my-model-5ab63`.
+ *
+ * Like {@link childName}, but only `visible` forms the readable prefix; the
+ * discriminators change the hash only. Used for ModelReplica names, so a
+ * replica's name shows its deployment and not its cluster.
+ */
+export function opaqueName(visible: string, ...discriminators: string[]): string {
+  const full = [visible, ...discriminators].join('-');
+  return `${prefixOf(visible)}-${shortHash(full)}`;
+}
