@@ -1,0 +1,204 @@
+/**
+ * Our functions and how to run them: in-process (the same code the gRPC
+ * servers run) or as child processes over real gRPC on loopback.
+ *
+ * Naming: the function in folder `functions/<folder>/` is installed as the
+ * Function `modelplane-function-<folder>` (Crossplane names a dependency
+ * `<org>-<repo>` of its package `xpkg.modelplane.ai/modelplane/function-<folder>`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import {
+  FunctionRunnerServiceService,
+  RunFunctionRequest,
+  RunFunctionResponse,
+} from '@crossplane-org/function-sdk-typescript';
+import { handler, type ComposeFn } from '../functions/lib/sdk.js';
+import { UserError } from './load.js';
+
+/** The repository root (the folder holding `functions/`). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const FUNCTIONS_DIR = join(REPO_ROOT, 'functions');
+const NAME_PREFIX = 'modelplane-function-';
+
+/** Folders of every function we ship (`functions/<folder>/main.ts`), sorted. */
+export function functionFolders(): string[] {
+  return readdirSync(FUNCTIONS_DIR)
+    .filter((f) => f !== 'lib' && existsSync(join(FUNCTIONS_DIR, f, 'main.ts')))
+    .sort();
+}
+
+/** `compose-inference-class` → `modelplane-function-compose-inference-class`. */
+export function functionName(folder: string): string {
+  return `${NAME_PREFIX}${folder}`;
+}
+
+/** The folder of one of our Function names, or undefined for a Function that is not ours. */
+export function folderOf(name: string): string | undefined {
+  if (!name.startsWith(NAME_PREFIX)) return undefined;
+  const folder = name.slice(NAME_PREFIX.length);
+  return functionFolders().includes(folder) ? folder : undefined;
+}
+
+/** Something that runs RunFunction for a named Function. */
+export interface FunctionRuntime {
+  run(functionName: string, req: RunFunctionRequest): Promise<RunFunctionResponse>;
+  close(): Promise<void>;
+}
+
+const composeCache = new Map<string, ComposeFn>();
+
+/** Loads the pure core of one of our functions. */
+export async function loadCompose(folder: string): Promise<ComposeFn> {
+  let fn = composeCache.get(folder);
+  if (!fn) {
+    const mod = (await import(pathToFileURL(join(FUNCTIONS_DIR, folder, 'compose.ts')).href)) as { compose: ComposeFn };
+    fn = mod.compose;
+    composeCache.set(folder, fn);
+  }
+  return fn;
+}
+
+/**
+ * Runs our functions in this process. Requests and responses are round-tripped
+ * through protobuf encoding, so numbers become doubles and undefined fields
+ * vanish exactly as they do over gRPC.
+ */
+export class InProcessRuntime implements FunctionRuntime {
+  async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
+    const folder = folderOf(name);
+    if (!folder) throw new UserError(`function ${name}: not one of ours; it can only be called over gRPC`);
+    const run = handler(folder, await loadCompose(folder));
+    const wireReq = RunFunctionRequest.decode(RunFunctionRequest.encode(req).finish());
+    const rsp = run(wireReq);
+    return RunFunctionResponse.decode(RunFunctionResponse.encode(rsp).finish());
+  }
+  async close(): Promise<void> {}
+}
+
+const Client = grpc.makeGenericClientConstructor(FunctionRunnerServiceService, 'FunctionRunnerService');
+type RawClient = InstanceType<typeof Client> & {
+  runFunction(
+    req: RunFunctionRequest,
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, rsp: RunFunctionResponse) => void,
+  ): void;
+};
+
+/** A started function server: a child process of ours, or an external target. */
+interface Endpoint {
+  client: RawClient;
+  child?: ChildProcess;
+}
+
+/**
+ * Starts one of our functions as a child process (`--insecure` on a free
+ * loopback port) and resolves with its port once it logs that it is serving.
+ * @throws UserError when the process exits or does not start within 20 s.
+ */
+export function spawnFunction(folder: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
+  const main = join(FUNCTIONS_DIR, folder, 'main.ts');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', main, '--insecure', '--address', `127.0.0.1:${port}`],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((resolvePort, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new UserError(`function ${functionName(folder)}: did not start within 20s`));
+    }, 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      for (const line of out.split('\n')) {
+        if (!line.includes('"serving"')) continue;
+        try {
+          const parsed = JSON.parse(line) as { port?: number };
+          if (typeof parsed.port === 'number') {
+            clearTimeout(timer);
+            resolvePort({ child, port: parsed.port });
+            return;
+          }
+        } catch {
+          // a partial line: wait for more output
+        }
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new UserError(`function ${functionName(folder)}: exited with code ${code}: ${err.trim().split('\n').pop() ?? ''}`));
+    });
+  });
+}
+
+/** Dials a gRPC target with insecure credentials. */
+export function dial(target: string): RawClient {
+  return new Client(target, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+  }) as RawClient;
+}
+
+/**
+ * Runs Functions over real gRPC: each of ours is started as a child process
+ * on first use; a Function annotated `render.crossplane.io/runtime:
+ * Development` is dialled at its `runtime-development-target` (default
+ * `localhost:9443`), as `crossplane render` does.
+ */
+export class GrpcRuntime implements FunctionRuntime {
+  private readonly endpoints = new Map<string, Promise<Endpoint>>();
+
+  /** @param developmentTargets Function name → gRPC target, for Development-runtime Functions. */
+  constructor(private readonly developmentTargets: ReadonlyMap<string, string> = new Map()) {}
+
+  private endpoint(name: string): Promise<Endpoint> {
+    let ep = this.endpoints.get(name);
+    if (!ep) {
+      const target = this.developmentTargets.get(name);
+      if (target !== undefined) {
+        ep = Promise.resolve({ client: dial(target) });
+      } else {
+        const folder = folderOf(name);
+        if (!folder) {
+          throw new UserError(
+            `function ${name}: not one of ours; annotate it render.crossplane.io/runtime: Development with a runtime-development-target`,
+          );
+        }
+        ep = spawnFunction(folder).then(({ child, port }) => ({ client: dial(`127.0.0.1:${port}`), child }));
+      }
+      this.endpoints.set(name, ep);
+    }
+    return ep;
+  }
+
+  async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
+    const { client } = await this.endpoint(name);
+    return new Promise((resolveRsp, reject) => {
+      client.runFunction(req, { deadline: Date.now() + 60_000 }, (err, rsp) => {
+        if (err) reject(new UserError(`function ${name}: RunFunction failed: ${err.details || err.message}`));
+        else resolveRsp(rsp);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const ep of this.endpoints.values()) {
+      try {
+        const { client, child } = await ep;
+        client.close();
+        child?.kill('SIGTERM');
+      } catch {
+        // a function that failed to start has nothing to stop
+      }
+    }
+    this.endpoints.clear();
+  }
+}

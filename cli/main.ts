@@ -1,0 +1,73 @@
+/**
+ * The `modelplane` command line: render, serve (and, as they land, selector
+ * and plan). Bad input prints one line `modelplane <command>: <message>` and
+ * exits 1; no stack trace reaches the user.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { UserError } from './load.js';
+import { runRender } from './render.js';
+import { runServe } from './serve.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function fail(command: string, err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`modelplane ${command}: ${message}\n`);
+  if (!(err instanceof UserError) && process.env['MODELPLANE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+}
+
+const program = new Command('modelplane')
+  .description('Modelplane: fleet-level AI inference on Crossplane')
+  .showHelpAfterError()
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+program
+  .command('render')
+  .description('render an XR through its Composition like `crossplane composition render` (CLI v2.3)')
+  .argument('<xr>', 'file with the XR')
+  .argument('<composition>', 'file with the Composition')
+  .argument('<functions>', 'file or directory of pkg.crossplane.io Function objects')
+  .option('-o, --observed-resources <path>', 'observed composed resources (file or directory)')
+  .option('-e, --required-resources <path>', 'required resources (file or directory; repeatable)', collect)
+  .option('--extra-resources <path>', 'deprecated spelling of --required-resources')
+  .option('--context-files <key=path>', 'seed context key from a JSON/YAML file (repeatable)', collect)
+  .option('--context-values <key=json>', 'seed context key from a JSON/YAML value (repeatable)', collect)
+  .option('--function-credentials <path>', 'Secrets for step credentials (only data is read)')
+  .option('-r, --include-function-results', 'print function results as Result documents')
+  .option('-x, --include-full-xr', 'merge the input XR (spec, metadata) into the printed XR')
+  .option('-c, --include-context', 'print the final context as a Context document')
+  .option('--xrd <path>', 'validate the XR against this XRD and apply its defaults first')
+  .option('--in-process', 'run our functions in this process instead of over gRPC')
+  .action(async (xr: string, composition: string, functions: string, flags) => {
+    try {
+      process.exitCode = await runRender(xr, composition, functions, flags);
+    } catch (err) {
+      fail('render', err);
+    }
+  });
+
+program
+  .command('serve')
+  .description('start our functions with --insecure and print Function manifests for crossplane render')
+  .argument('[names...]', 'function folders or Function names (default: all)')
+  .option('--all', 'serve every function')
+  .option(
+    '--base-port <port>',
+    'port of the first function; the others follow',
+    (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('want a port number 1-65535');
+      return n;
+    },
+    9443,
+  )
+  .action(async (names: string[], opts: { all?: boolean; basePort: number }) => {
+    try {
+      await runServe(names, opts);
+    } catch (err) {
+      fail('serve', err);
+    }
+  });
+
+await program.parseAsync(process.argv);
