@@ -53,7 +53,7 @@ export function parseManifests(text: string, file: string): LoadedDocument[] {
     if (doc.errors.length > 0) {
       const err = doc.errors[0]!;
       const pos = lineCounter.linePos(err.pos[0]);
-      throw new UserError(`${file}:${pos.line}: invalid YAML: ${err.message.split('\n')[0]}`);
+      throw new UserError(`${file}:${pos.line}: invalid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
     }
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     if (value === null || value === undefined) continue;

@@ -91,7 +91,15 @@ export function loadRenderInputs(xrPath: string, compositionPath: string, flags:
         .map((d) => d.object)
         .filter((o: KubeObject) => o.kind === 'Secret')
     : [];
-  return { xr, composition, observed, required, credentials, context: parseContext(flags.contextFiles, flags.contextValues) };
+  return {
+    xr,
+    composition,
+    observed,
+    required,
+    credentials,
+    context: parseContext(flags.contextFiles, flags.contextValues),
+    compositionFile: compositionPath,
+  };
 }
 
 /** Renders with the given runtime, always closing it. */

@@ -50,6 +50,8 @@ export interface RenderInputs {
   credentials: KubeObject[];
   /** Context seeded into the first step. */
   context: JsonObject;
+  /** Where the Composition came from, for error messages. @default "composition" */
+  compositionFile?: string;
 }
 
 /** A function result as render reports it with `-r`. */
@@ -246,7 +248,7 @@ export function prepareXR(xr: KubeObject, composition: KubeObject, observed: rea
  * does not throw: it sets `fatal` on the output.
  */
 export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Promise<RenderOutput> {
-  const steps = checkComposition(inputs.xr, inputs.composition);
+  const steps = checkComposition(inputs.xr, inputs.composition, inputs.compositionFile);
   const observedByName: Record<string, Resource> = {};
   for (const o of inputs.observed) {
     const key = o.metadata?.annotations?.[RESOURCE_NAME_ANNOTATION];
