@@ -1,0 +1,141 @@
+/**
+ * compose-vultr-cluster: a VultrCluster becomes a VKE cluster
+ * (spec/cloud-providers.md §6, acceptance §8.5).
+ *
+ * Guarantees:
+ * - `cluster` (the VKE `Kubernetes` MR with a fixed inline system pool) is
+ *   always composed.
+ * - The dependents (one `node-pool-<pool>` per pool, `provider-config-kubernetes`,
+ *   `gpu-observer`) are composed once the observed cluster is Ready, and from
+ *   then on whenever any of them is observed, so a transient Ready regression
+ *   never deletes node pools. Pools are separate MRs: adding, resizing or
+ *   removing one never touches the cluster.
+ * - Readiness: `provider-config-kubernetes` is always ready; every other key
+ *   is ready exactly when observed Ready, so the XR is Ready only once the
+ *   cluster, every pool and the NVIDIA validator are.
+ * - Status: the kubeconfig Secret, and the platform's gaps in plain words
+ *   (`limitations`: no RWX model cache on GPU nodes, single-node serving only,
+ *   no VPC-only networking). No CSI driver, StorageClass or autoscaler is
+ *   composed: VKE ships them.
+ * - Invalid input (see validate.ts) is a `SpecValid` condition plus a Warning
+ *   naming the field; nothing already composed is dropped.
+ */
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  type DesiredResource,
+  emptyResult,
+  getPath,
+  isReady,
+  type JsonObject,
+  keepObserved,
+  warning,
+} from '../lib/function.js';
+import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
+import { childName } from '../lib/names.js';
+import type { ProviderConfigRef } from '../lib/objects.js';
+import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
+import {
+  formatIssues,
+  invalidSpecMessage,
+  type PoolProblem,
+  poolProblem,
+  REASON_INVALID_NODE_POOL,
+  REASON_INVALID_SPEC,
+  specValidCondition,
+} from './validate.js';
+
+/** Composition resource name of the VKE cluster. */
+export const CLUSTER_KEY = 'cluster';
+/** Composition resource name of the kubernetes ProviderConfig. */
+export const PROVIDER_CONFIG_KEY = 'provider-config-kubernetes';
+/** Composition resource name of the NVIDIA validator observer. */
+export const GPU_OBSERVER_KEY = 'gpu-observer';
+/** Prefix of a node pool's composition resource name (`node-pool-<pool>`). */
+export const NODE_POOL_PREFIX = 'node-pool-';
+
+/** Composes a VultrCluster. */
+export function compose(req: ComposeRequest): ComposeResult {
+  const parsed = parseVultrCluster(req.composite);
+  const name = req.composite.metadata?.name;
+  const namespace = req.composite.metadata?.namespace;
+  if (!parsed.success || !name || !namespace) {
+    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatIssues(parsed.error);
+    return invalidSpec(req, invalidSpecMessage(issues));
+  }
+  const spec = parsed.data.spec;
+  const kubeconfigSecret = childName(name, 'kubeconfig');
+  const providerConfigRef: ProviderConfigRef = {
+    kind: spec.credentials?.type || 'ClusterProviderConfig',
+    name: spec.credentials?.name || 'default',
+  };
+
+  const result = emptyResult();
+  const observed = req.observed;
+  const readyIfObserved = (key: string, resource: DesiredResource['resource']): DesiredResource =>
+    isReady(observed[key]?.resource) ? { resource, ready: true } : { resource };
+
+  result.resources[CLUSTER_KEY] = readyIfObserved(
+    CLUSTER_KEY,
+    cluster({ name, region: spec.region, version: spec.kubernetesVersion, kubeconfigSecret, providerConfigRef }),
+  );
+
+  const problems: PoolProblem[] = [];
+  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => cmp(a.pool.name, b.pool.name));
+  const dependentsComposed =
+    PROVIDER_CONFIG_KEY in observed || Object.keys(observed).some((k) => k.startsWith(NODE_POOL_PREFIX));
+  const gateOpen = isReady(observed[CLUSTER_KEY]?.resource) || dependentsComposed;
+  for (const { pool, index } of pools) {
+    const key = `${NODE_POOL_PREFIX}${pool.name}`;
+    const problem = poolProblem(pool, index);
+    if (problem) {
+      problems.push(problem);
+      const seen = observed[key];
+      if (seen) Object.assign(result.resources, keepObserved({ [key]: seen }));
+      continue;
+    }
+    if (gateOpen && pool.plan !== undefined) {
+      result.resources[key] = readyIfObserved(key, nodePool(pool, pool.plan, providerConfigRef));
+    }
+  }
+  if (gateOpen) {
+    result.resources[PROVIDER_CONFIG_KEY] = { resource: kubernetesProviderConfig(kubeconfigSecret, namespace), ready: true };
+    result.resources[GPU_OBSERVER_KEY] = readyIfObserved(GPU_OBSERVER_KEY, gpuObserver(kubeconfigSecret, namespace));
+  }
+
+  result.status = status(kubeconfigSecret);
+  result.conditions = specValidCondition(
+    req.composite,
+    REASON_INVALID_NODE_POOL,
+    problems.map((p) => p.message),
+  );
+  result.results = problems.map((p) => warning(p.message, REASON_INVALID_NODE_POOL));
+  return result;
+}
+
+/** The whole XR status: the kubeconfig Secret and the platform's limitations. */
+function status(kubeconfigSecret: string): JsonObject {
+  return {
+    secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
+    limitations: LIMITATIONS.map((l) => ({ ...l })),
+  };
+}
+
+/** A spec that does not parse: keep every observed child and the status we wrote, report the fields. */
+function invalidSpec(req: ComposeRequest, message: string): ComposeResult {
+  const result = emptyResult();
+  result.resources = keepObserved(req.observed);
+  const kept: JsonObject = {};
+  for (const field of ['secrets', 'limitations']) {
+    const value = getPath(req.composite, 'status', field);
+    if (value !== undefined) kept[field] = structuredClone(value);
+  }
+  if (Object.keys(kept).length > 0) result.status = kept;
+  result.conditions = specValidCondition(req.composite, REASON_INVALID_SPEC, [message]);
+  result.results = [warning(message, REASON_INVALID_SPEC)];
+  return result;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
