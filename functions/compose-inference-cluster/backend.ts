@@ -1,0 +1,135 @@
+/**
+ * What an InferenceCluster composes besides the nested cloud XR
+ * (platform-side.md §7.1, §7.5–§7.7): the ClusterProviderConfig that reaches
+ * the workload cluster, the ServingStack, the Usages that order teardown, the
+ * replica guard, and the pass-through of observed children on hold paths.
+ *
+ * Guarantees:
+ * - Names: ClusterProviderConfig `child_name(<ic>, "cluster-kubeconfig")`,
+ *   ServingStack `child_name(<ic>, "serving-stack")` in modelplane-system.
+ * - ProviderConfigs, Usages and ClusterUsages are always marked ready (they
+ *   carry no Ready condition of their own); everything else is ready only
+ *   when observed Ready.
+ * - A kept (passed-through) child never carries status or Crossplane's own
+ *   `spec.crossplane` block of a nested XR, so re-applying it changes nothing.
+ */
+import {
+  type DesiredResource,
+  isReady,
+  type JsonObject,
+  type KubeObject,
+  keepObserved,
+  type ObservedResource,
+} from '../lib/function.js';
+import { childName } from '../lib/names.js';
+import { clusterProviderConfig, type ProviderConfigCredentials, usage } from '../lib/objects.js';
+import { clusterUsage } from '../lib/objects.js';
+import { INFRA_API_VERSION, SYSTEM_NAMESPACE } from './cloud.js';
+
+/** Desired-resource keys. */
+export const KEY_CPC = 'cluster-provider-config-kubernetes';
+export const KEY_SERVING_STACK = 'serving-stack';
+export const KEY_REPLICA_GUARD = 'usage-replicas';
+
+/** Reason of the replica guard ClusterUsage. */
+export const GUARD_REASON = 'ModelReplicas are scheduled to this InferenceCluster';
+
+/** A secret entry of a nested XR's `status.secrets` or a ServingStack's `spec.secrets`. */
+export interface SecretEntry {
+  type: string;
+  name: string;
+  key: string;
+  namespace?: string;
+}
+
+/** Name of the ClusterProviderConfig ModelReplicas and ModelCaches target. */
+export function providerConfigName(ic: string): string {
+  return childName(ic, 'cluster-kubeconfig');
+}
+
+/** Name of the ServingStack. */
+export function servingStackName(ic: string): string {
+  return childName(ic, 'serving-stack');
+}
+
+/**
+ * provider-kubernetes ClusterProviderConfig from a kubeconfig entry and an
+ * optional identity entry; Secrets default to modelplane-system.
+ */
+export function clusterProviderConfigFor(ic: string, kubeconfig: SecretEntry, identity?: SecretEntry): KubeObject {
+  const creds: ProviderConfigCredentials = {
+    kubeconfig: { namespace: SYSTEM_NAMESPACE, name: kubeconfig.name, key: kubeconfig.key },
+  };
+  if (identity) {
+    creds.identity = {
+      type: identity.type,
+      secretRef: { namespace: identity.namespace ?? SYSTEM_NAMESPACE, name: identity.name, key: identity.key },
+    };
+  }
+  return clusterProviderConfig('kubernetes', { name: providerConfigName(ic) }, creds);
+}
+
+/** The ServingStack with these secrets (and `nvidiaDriverRoot` when given). */
+export function servingStack(ic: string, secrets: SecretEntry[], nvidiaDriverRoot?: string): KubeObject {
+  const spec: JsonObject = { secrets: secrets.map((s) => ({ ...s })) };
+  if (nvidiaDriverRoot) spec['nvidiaDriverRoot'] = nvidiaDriverRoot;
+  return {
+    apiVersion: INFRA_API_VERSION,
+    kind: 'ServingStack',
+    metadata: { name: servingStackName(ic), namespace: SYSTEM_NAMESPACE },
+    spec,
+  };
+}
+
+/** `usage-<cloud>-by-backend`: the nested cluster XR outlives the ServingStack (so Helm can uninstall). */
+export function backendUsage(kind: string): KubeObject {
+  return usage({
+    namespace: SYSTEM_NAMESPACE,
+    of: { apiVersion: INFRA_API_VERSION, kind, resourceSelector: { matchControllerRef: true } },
+    by: { apiVersion: INFRA_API_VERSION, kind: 'ServingStack', resourceSelector: { matchControllerRef: true } },
+    replayDeletion: true,
+  });
+}
+
+/** `usage-replicas`: the InferenceCluster outlives every ModelReplica scheduled to it. */
+export function replicaGuard(ic: string): KubeObject {
+  return clusterUsage({
+    of: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', resourceRef: { name: ic } },
+    reason: GUARD_REASON,
+    replayDeletion: true,
+  });
+}
+
+const ALWAYS_READY_KINDS = new Set(['ClusterProviderConfig', 'ProviderConfig', 'Usage', 'ClusterUsage']);
+
+/**
+ * Observed children passed through as desired, so nothing is deleted on a
+ * hold path (spec/README.md item 2). `only` restricts to some keys.
+ */
+export function keepChildren(observed: Record<string, ObservedResource>, only?: string[]): Record<string, DesiredResource> {
+  const picked: Record<string, ObservedResource> = {};
+  for (const key of only ?? Object.keys(observed)) {
+    const o = observed[key];
+    if (o) picked[key] = o;
+  }
+  const kept = keepObserved(picked);
+  for (const d of Object.values(kept)) {
+    const spec = d.resource['spec'];
+    if (spec && typeof spec === 'object' && 'crossplane' in spec && d.resource.apiVersion.includes('modelplane.ai/')) {
+      const { crossplane: _crossplane, ...rest } = spec as JsonObject;
+      d.resource['spec'] = rest;
+    }
+    if (ALWAYS_READY_KINDS.has(d.resource.kind)) d.ready = true;
+  }
+  return kept;
+}
+
+/** One observed child kept, or `undefined` when not observed. */
+export function keepChild(observed: Record<string, ObservedResource>, key: string): DesiredResource | undefined {
+  return keepChildren(observed, [key])[key];
+}
+
+/** A desired entry, ready iff the observed counterpart is Ready. */
+export function readyAsObserved(resource: KubeObject, observed: ObservedResource | undefined): DesiredResource {
+  return isReady(observed?.resource) ? { resource, ready: true } : { resource };
+}

@@ -1,0 +1,234 @@
+/**
+ * The nested cloud cluster XRs an InferenceCluster composes for a provisioned
+ * source (platform-side.md §7.3, §7.4; cloud-providers.md §7), and the checks
+ * that keep them applicable.
+ *
+ * Guarantees:
+ * - One nested pool per InferenceCluster pool, in spec order, `role: GPU`,
+ *   shaped from the pool and its class's provisioning block exactly as the
+ *   reference passes it (GKE/EKS/AKS emit explicit `null` min/max node
+ *   counts; Nebius/Vultr only set bounds; per-cloud zones/capacityBlock/fabric
+ *   rules).
+ * - The nested XR is named like the InferenceCluster, in `modelplane-system`;
+ *   `credentials` only when the InferenceCluster block sets them.
+ * - {@link poolProblems} lists, in pool order, every pool the nested XR's own
+ *   schema would reject (so we never compose an XR the API server refuses):
+ *   a class without this cloud's provisioning block (the reference's
+ *   InvalidNodePool), and our additions: GKE/EKS pools without zones, AKS
+ *   pool names outside `^[a-z][a-z0-9]{0,11}$`, Nebius/Vultr minNodeCount
+ *   without maxNodeCount, Vultr pools below one node, no pools at all.
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import type { CloudBlock, InferenceClass, NodePool } from './spec.js';
+
+/** Namespace of every internal XR an InferenceCluster composes. */
+export const SYSTEM_NAMESPACE = 'modelplane-system';
+/** API version of the nested cluster XRs and the ServingStack. */
+export const INFRA_API_VERSION = 'infrastructure.modelplane.ai/v1alpha1';
+
+/** What differs per provisioned source. */
+export interface CloudSource {
+  /** `spec.cluster.source` value, also the display name: GKE, EKS, AKS, Nebius, Vultr. */
+  source: 'GKE' | 'EKS' | 'AKS' | 'Nebius' | 'Vultr';
+  /** Block under `spec.cluster` and under the class's `spec.provisioning`. */
+  block: 'gke' | 'eks' | 'aks' | 'nebius' | 'vultr';
+  /** Nested XR kind. */
+  kind: string;
+  /** Desired-resource key of the nested XR, e.g. `gke-cluster`. */
+  key: string;
+  /** Secret type of the nested XR's identity entry used for the ProviderConfig. */
+  identityType?: string;
+  /** Whether ServingStack secrets keep the nested entry's `namespace`. */
+  keepSecretNamespace: boolean;
+  /** `nvidiaDriverRoot` of the ServingStack. */
+  nvidiaDriverRoot?: string;
+  /** Whether the nested XR publishes `status.cache.storageClassName`. */
+  hasCache: boolean;
+}
+
+/** The five provisioned sources. */
+export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
+  GKE: {
+    source: 'GKE',
+    block: 'gke',
+    kind: 'GKECluster',
+    key: 'gke-cluster',
+    identityType: 'GoogleApplicationCredentials',
+    keepSecretNamespace: false,
+    nvidiaDriverRoot: '/home/kubernetes/bin/nvidia',
+    hasCache: true,
+  },
+  EKS: { source: 'EKS', block: 'eks', kind: 'EKSCluster', key: 'eks-cluster', keepSecretNamespace: false, hasCache: true },
+  AKS: { source: 'AKS', block: 'aks', kind: 'AKSCluster', key: 'aks-cluster', keepSecretNamespace: false, hasCache: true },
+  Nebius: {
+    source: 'Nebius',
+    block: 'nebius',
+    kind: 'NebiusCluster',
+    key: 'nebius-cluster',
+    identityType: 'NebiusServiceAccountCredentials',
+    keepSecretNamespace: true,
+    hasCache: true,
+  },
+  Vultr: {
+    source: 'Vultr',
+    block: 'vultr',
+    kind: 'VultrCluster',
+    key: 'vultr-cluster',
+    keepSecretNamespace: false,
+    hasCache: false,
+  },
+};
+
+/** Reason of a pool the nested XR cannot take (the reference's condition reason). */
+export const REASON_INVALID_NODE_POOL = 'InvalidNodePool';
+
+/** A reason and a message naming the field and the fix. */
+export interface Problem {
+  reason: string;
+  message: string;
+}
+
+/** The reference's message for a class without the source's provisioning block. */
+export function errNoProvisioningBlock(className: string, source: string): string {
+  return `InferenceClass ${className} has no ${source} provisioning block`;
+}
+
+const AKS_POOL_NAME = /^[a-z][a-z0-9]{0,11}$/;
+
+/**
+ * Pools the nested XR would reject, in pool order. `classes` holds only the
+ * classes that resolved; pools of other classes are skipped (reported as
+ * missing elsewhere).
+ */
+export function poolProblems(
+  cloud: CloudSource,
+  pools: readonly NodePool[],
+  classes: ReadonlyMap<string, InferenceClass>,
+): Problem[] {
+  const invalid = (message: string): Problem => ({ reason: REASON_INVALID_NODE_POOL, message });
+  if (pools.length === 0) {
+    return [invalid(`spec.nodePools is required when spec.cluster.source is ${cloud.source}; add at least one pool`)];
+  }
+  const out: Problem[] = [];
+  pools.forEach((pool, i) => {
+    const cls = classes.get(pool.className);
+    if (!cls) return;
+    const at = `spec.nodePools[${i}]`;
+    if (!cls.provisioning[cloud.block]) out.push(invalid(errNoProvisioningBlock(pool.className, cloud.source)));
+    if ((cloud.block === 'gke' || cloud.block === 'eks') && pool.zones.length === 0) {
+      out.push(invalid(`${at}.zones is required when spec.cluster.source is ${cloud.source}; list the pool's zones`));
+    }
+    if (cloud.block === 'aks' && !AKS_POOL_NAME.test(pool.name)) {
+      out.push(
+        invalid(`${at}.name ${pool.name} must match ^[a-z][a-z0-9]{0,11}$ when spec.cluster.source is AKS; rename the pool`),
+      );
+    }
+    if ((cloud.block === 'nebius' || cloud.block === 'vultr') && pool.minNodeCount !== undefined && !pool.maxNodeCount) {
+      out.push(
+        invalid(
+          `${at}.maxNodeCount is required when minNodeCount is set and spec.cluster.source is ${cloud.source}; set maxNodeCount or drop minNodeCount`,
+        ),
+      );
+    }
+    if (cloud.block === 'vultr' && pool.nodeCount < 1) {
+      out.push(invalid(`${at}.nodeCount must be at least 1 when spec.cluster.source is Vultr; set nodeCount to 1 or more`));
+    }
+  });
+  return out;
+}
+
+function gpuPool(cloud: CloudSource, pool: NodePool, p: JsonObject): JsonObject {
+  const accelerator = (p['accelerator'] ?? {}) as JsonObject;
+  const base: JsonObject = { name: pool.name, role: 'GPU' };
+  const nullable = { minNodeCount: pool.minNodeCount ?? null, maxNodeCount: pool.maxNodeCount ?? null };
+  const bounds: JsonObject = {};
+  if (pool.minNodeCount !== undefined) bounds['minNodeCount'] = pool.minNodeCount;
+  if (pool.maxNodeCount !== undefined) bounds['maxNodeCount'] = pool.maxNodeCount;
+  switch (cloud.block) {
+    case 'gke':
+      return {
+        ...base,
+        machineType: p['machineType'],
+        diskSizeGb: p['diskSizeGb'],
+        nodeCount: pool.nodeCount,
+        ...nullable,
+        gpu: { acceleratorType: accelerator['type'], acceleratorCount: accelerator['count'] },
+        zones: [...pool.zones],
+      };
+    case 'eks': {
+      const out: JsonObject = {
+        ...base,
+        instanceType: p['instanceType'],
+        diskSizeGb: p['diskSizeGb'],
+        nodeCount: pool.nodeCount,
+        ...nullable,
+        gpu: { acceleratorType: accelerator['type'] },
+        zones: [...pool.zones],
+      };
+      if (pool.capacityReservationId) out['capacityBlock'] = { capacityReservationId: pool.capacityReservationId };
+      if (pool.fabricType === 'EFA') out['fabric'] = 'EFA';
+      return out;
+    }
+    case 'aks': {
+      const out: JsonObject = {
+        ...base,
+        vmSize: p['vmSize'],
+        diskSizeGb: p['diskSizeGb'],
+        nodeCount: pool.nodeCount,
+        ...nullable,
+        gpu: { acceleratorType: accelerator['type'] },
+      };
+      if (pool.zones.length > 0) out['zones'] = [...pool.zones];
+      if (pool.fabricType === 'InfiniBand') out['fabric'] = 'InfiniBand';
+      return out;
+    }
+    case 'nebius': {
+      const out: JsonObject = {
+        ...base,
+        platform: p['platform'],
+        preset: p['preset'],
+        diskSizeGb: p['diskSizeGb'],
+        nodeCount: pool.nodeCount,
+        ...bounds,
+        gpu: { acceleratorType: accelerator['type'], driversPreset: p['driversPreset'] },
+      };
+      if (pool.fabricType === 'InfiniBand' && pool.infinibandFabric) {
+        out['fabric'] = { type: 'InfiniBand', infiniband: { fabric: pool.infinibandFabric } };
+      }
+      return out;
+    }
+    case 'vultr':
+      return {
+        ...base,
+        plan: p['plan'],
+        nodeCount: pool.nodeCount,
+        ...bounds,
+        gpu: { acceleratorType: accelerator['type'] },
+      };
+  }
+}
+
+/**
+ * The nested cluster XR for `cloud`. Every pool's class must have resolved and
+ * carry the cloud's provisioning block (check {@link poolProblems} first).
+ */
+export function nestedClusterXR(
+  cloud: CloudSource,
+  name: string,
+  block: CloudBlock,
+  pools: readonly NodePool[],
+  classes: ReadonlyMap<string, InferenceClass>,
+): KubeObject {
+  const spec: JsonObject = {};
+  if (cloud.block === 'aks') {
+    if (block.location) spec['location'] = block.location;
+  } else if (cloud.block !== 'nebius' && block.region) {
+    spec['region'] = block.region;
+  }
+  spec['kubernetesVersion'] = block.kubernetesVersion;
+  spec['nodePools'] = pools.map((pool) =>
+    gpuPool(cloud, pool, classes.get(pool.className)?.provisioning[cloud.block] ?? {}),
+  );
+  if (block.credentials) spec['credentials'] = { ...block.credentials };
+  return { apiVersion: INFRA_API_VERSION, kind: cloud.kind, metadata: { name, namespace: SYSTEM_NAMESPACE }, spec };
+}

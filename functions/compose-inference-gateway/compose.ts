@@ -1,0 +1,121 @@
+/**
+ * compose-inference-gateway: the control-plane front door every ModelService
+ * URL goes through (platform-side.md §10).
+ *
+ * Gating order, each step composed once the previous one is observed (and,
+ * once composed and observed, never dropped again):
+ *   in-cluster helm ProviderConfig and the Gateway API CRDs (always)
+ *   → [MetalLB: namespace always; Release once the ProviderConfig is
+ *      observed; address pool + L2 advertisement once MetalLB is Ready]
+ *   → Traefik once the ProviderConfig is observed and every CRD Established
+ *   → GatewayClass `traefik` and Gateway `modelplane` once Traefik is Ready.
+ *
+ * Guarantees:
+ * - Readiness: ProviderConfig, MetalLB namespace/pool/L2 and every Usage are
+ *   always ready; a CRD when observed `Established`; the Releases when
+ *   observed `Ready`; GatewayClass and Gateway when observed `Accepted` (not
+ *   `Programmed`: a kind cluster may have no load balancer).
+ * - `status.address` is the observed Gateway's first address; status is `{}`
+ *   until then. Condition `ControllerReady` follows Traefik's readiness.
+ * - `spec.traefik` missing (the XRD forbids it) is a False `ControllerReady`
+ *   with the XRD's message and a Warning; every observed resource is kept.
+ * Deliberate divergence: the reference crashes on a missing `spec.traefik`.
+ */
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  condition,
+  conditionStatus,
+  type DesiredResource,
+  emptyResult,
+  getPath,
+  isReady,
+  type KubeObject,
+  keepObserved,
+  normal,
+  warning,
+} from '../lib/function.js';
+import {
+  crdKey,
+  GATEWAY_API_CRDS,
+  gateway,
+  gatewayClass,
+  gatewayClassUsage,
+  gatewayUsage,
+  inClusterProviderConfig,
+  metallbL2,
+  metallbNamespace,
+  metallbPool,
+  metallbRelease,
+  pcUsage,
+  traefikRelease,
+} from './resources.js';
+
+/** Event when Traefik is Ready and the Gateway is about to be composed. */
+export const MSG_TRAEFIK_READY = 'Traefik ready, composing Gateway';
+/** The XRD's message for a Traefik backend without its block. */
+export const ERR_NO_TRAEFIK = 'spec.traefik is required when spec.backend is Traefik.';
+
+/** Composes an InferenceGateway. */
+export function compose(req: ComposeRequest): ComposeResult {
+  const result = emptyResult();
+  const observed = req.observed;
+  const traefik = getPath(req.composite, 'spec', 'traefik') as Record<string, unknown> | undefined;
+  const version = traefik?.['version'];
+  if (!traefik || typeof version !== 'string' || version === '') {
+    result.resources = keepObserved(observed);
+    result.conditions.push(condition('ControllerReady', false, 'InvalidSpec', ERR_NO_TRAEFIK));
+    result.results.push(warning(ERR_NO_TRAEFIK));
+    return result;
+  }
+  const seen = (key: string) => key in observed;
+  const obs = (key: string) => observed[key]?.resource;
+  const res: Record<string, DesiredResource> = {};
+  const put = (key: string, resource: KubeObject, ready: boolean) => {
+    res[key] = ready ? { resource, ready: true } : { resource };
+  };
+
+  put('provider-config-helm', inClusterProviderConfig(), true);
+  let crdsEstablished = true;
+  for (const crd of GATEWAY_API_CRDS) {
+    const key = crdKey(crd);
+    const established = conditionStatus(obs(key), 'Established') === 'True';
+    crdsEstablished &&= established;
+    put(key, structuredClone(crd), established);
+  }
+
+  const pcObserved = seen('provider-config-helm');
+  const addressPool = getPath(traefik, 'metallb', 'addressPool');
+  if (traefik['loadBalancer'] === 'MetalLB' && typeof addressPool === 'string' && addressPool !== '') {
+    put('namespace-metallb', metallbNamespace(), true);
+    if (pcObserved || seen('metallb')) {
+      put('metallb', metallbRelease(), isReady(obs('metallb')));
+      put('usage-pc-by-metallb', pcUsage('metallb'), true);
+    }
+    const metallbReady = isReady(obs('metallb'));
+    if (metallbReady || seen('metallb-pool')) put('metallb-pool', metallbPool(addressPool), true);
+    if (metallbReady || seen('metallb-l2')) put('metallb-l2', metallbL2(), true);
+  }
+
+  const traefikReady = isReady(obs('traefik'));
+  if ((pcObserved && crdsEstablished) || seen('traefik')) {
+    put('traefik', traefikRelease(version), traefikReady);
+    put('usage-pc-by-traefik', pcUsage('traefik'), true);
+    put('usage-gateway-class-by-traefik', gatewayClassUsage(), true);
+    put('usage-gateway-by-traefik', gatewayUsage(), true);
+  }
+  const accepted = (key: string) => conditionStatus(obs(key), 'Accepted') === 'True';
+  if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
+  if (traefikReady || seen('gateway')) put('gateway', gateway(), accepted('gateway'));
+  if (traefikReady && !seen('gateway')) result.results.push(normal(MSG_TRAEFIK_READY));
+
+  result.resources = res;
+  const address = getPath(obs('gateway'), 'status', 'addresses', 0, 'value');
+  result.status = typeof address === 'string' && address !== '' ? { address } : {};
+  result.conditions.push(
+    traefikReady
+      ? condition('ControllerReady', true, 'ControllerHealthy')
+      : condition('ControllerReady', false, 'Installing'),
+  );
+  return result;
+}

@@ -1,0 +1,173 @@
+/**
+ * The objects an InferenceGateway composes on the control plane
+ * (platform-side.md §10.2): the in-cluster helm ProviderConfig, the vendored
+ * Gateway API CRDs, MetalLB (Release, address pool, L2 advertisement),
+ * Traefik, the GatewayClass and Gateway, and the Usages that order teardown.
+ *
+ * Guarantees: shapes and names exactly as the reference composes them. The
+ * Gateway API CRDs are the upstream v1.5.1 standard-channel documents,
+ * verbatim (top-level status stubs kept), loaded from a data file that
+ * `test/platform/vendored-crds.test.ts` keeps equal to `shared/crds/`.
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { clusterUsage, HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
+import bundle from './gateway-api-crds.json' with { type: 'json' };
+
+/** Namespace of the control-plane gateway pieces. */
+export const SYSTEM_NAMESPACE = 'modelplane-system';
+/** Name of the in-cluster helm ProviderConfig (provider-helm's own identity). */
+export const IN_CLUSTER_PC = 'modelplane-in-cluster';
+/** Label the teardown Usages select Releases by. */
+export const RELEASE_LABEL = 'modelplane.ai/release';
+/** MetalLB chart version. */
+export const METALLB_VERSION = '0.14.9';
+/** Name of the MetalLB IPAddressPool and L2Advertisement. */
+export const METALLB_POOL = 'modelplane';
+/** The GatewayClass Traefik serves. */
+export const GATEWAY_CLASS = 'traefik';
+/** The control-plane Gateway. */
+export const GATEWAY_NAME = 'modelplane';
+/** Traefik's internal "web" entryPoint port (its Service exposes 80). */
+export const WEB_PORT = 8000;
+
+/**
+ * The eight Gateway API v1.5.1 standard-channel CRDs (backendtlspolicies,
+ * gatewayclasses, gateways, grpcroutes, httproutes, listenersets,
+ * referencegrants, tlsroutes), in that order. The bundle's
+ * ValidatingAdmissionPolicy and binding are not part of it.
+ */
+export const GATEWAY_API_CRDS: readonly KubeObject[] = (bundle as KubeObject[]).filter(
+  (d) => d.kind === 'CustomResourceDefinition',
+);
+
+/** Desired-resource key of a Gateway API CRD: `gateway-api-crd-<crd name>`. */
+export function crdKey(crd: KubeObject): string {
+  return `gateway-api-crd-${crd.metadata?.name ?? ''}`;
+}
+
+/** helm ProviderConfig `modelplane-in-cluster` (namespaced, so a Usage can protect it). */
+export function inClusterProviderConfig(): KubeObject {
+  return providerConfig('helm', { name: IN_CLUSTER_PC, namespace: SYSTEM_NAMESPACE }, {});
+}
+
+const pcRef = { kind: 'ProviderConfig', name: IN_CLUSTER_PC } as const;
+
+/** The MetalLB Release (no values, no release name override). */
+export function metallbRelease(): KubeObject {
+  return helmRelease({
+    namespace: SYSTEM_NAMESPACE,
+    labels: { [RELEASE_LABEL]: 'metallb' },
+    chart: { name: 'metallb', repository: 'https://metallb.github.io/metallb', version: METALLB_VERSION },
+    targetNamespace: 'metallb-system',
+    providerConfigRef: pcRef,
+  });
+}
+
+/** Namespace `metallb-system`. */
+export function metallbNamespace(): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'metallb-system' } };
+}
+
+/** IPAddressPool `modelplane` serving `addressPool` (e.g. `172.18.255.200-172.18.255.250`). */
+export function metallbPool(addressPool: string): KubeObject {
+  return {
+    apiVersion: 'metallb.io/v1beta1',
+    kind: 'IPAddressPool',
+    metadata: { name: METALLB_POOL, namespace: 'metallb-system' },
+    spec: { addresses: [addressPool] },
+  };
+}
+
+/** L2Advertisement `modelplane` announcing the pool. */
+export function metallbL2(): KubeObject {
+  return {
+    apiVersion: 'metallb.io/v1beta1',
+    kind: 'L2Advertisement',
+    metadata: { name: METALLB_POOL, namespace: 'metallb-system' },
+    spec: { ipAddressPools: [METALLB_POOL] },
+  };
+}
+
+function traefikValues(): JsonObject {
+  return {
+    providers: {
+      kubernetesGateway: { enabled: true, statusAddress: { service: { namespace: 'traefik-system', name: 'traefik' } } },
+      kubernetesIngress: { enabled: false },
+    },
+    service: { nameOverride: 'traefik' },
+    gateway: { enabled: false },
+    gatewayClass: { enabled: false },
+  };
+}
+
+/** The Traefik Release at chart `version`, with the Kubernetes Gateway provider on. */
+export function traefikRelease(version: string): KubeObject {
+  return helmRelease({
+    namespace: SYSTEM_NAMESPACE,
+    labels: { [RELEASE_LABEL]: 'traefik' },
+    chart: { name: 'traefik', repository: 'https://traefik.github.io/charts', version },
+    targetNamespace: 'traefik-system',
+    providerConfigRef: pcRef,
+    values: traefikValues(),
+  });
+}
+
+/** GatewayClass `traefik`. */
+export function gatewayClass(): KubeObject {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'GatewayClass',
+    metadata: { name: GATEWAY_CLASS },
+    spec: { controllerName: 'traefik.io/gateway-controller' },
+  };
+}
+
+/** Gateway `modelplane`: one HTTP listener `web` on 8000, routes from every namespace. */
+export function gateway(): KubeObject {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: GATEWAY_NAME, namespace: SYSTEM_NAMESPACE },
+    spec: {
+      gatewayClassName: GATEWAY_CLASS,
+      listeners: [{ name: 'web', protocol: 'HTTP', port: WEB_PORT, allowedRoutes: { namespaces: { from: 'All' } } }],
+    },
+  };
+}
+
+function byRelease(release: string): UsageTarget {
+  return {
+    apiVersion: HELM_API_VERSION,
+    kind: 'Release',
+    resourceSelector: { matchControllerRef: true, matchLabels: { [RELEASE_LABEL]: release } },
+  };
+}
+
+/** `usage-pc-by-<release>`: the in-cluster ProviderConfig outlives the Release. */
+export function pcUsage(release: string): KubeObject {
+  return usage({
+    namespace: SYSTEM_NAMESPACE,
+    of: { apiVersion: HELM_API_VERSION, kind: 'ProviderConfig', resourceRef: { name: IN_CLUSTER_PC } },
+    by: byRelease(release),
+    replayDeletion: true,
+  });
+}
+
+/** `usage-gateway-class-by-traefik`: the GatewayClass outlives Traefik (cluster-scoped, so a ClusterUsage). */
+export function gatewayClassUsage(): KubeObject {
+  return clusterUsage({
+    of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', resourceRef: { name: GATEWAY_CLASS } },
+    by: byRelease('traefik'),
+    replayDeletion: true,
+  });
+}
+
+/** `usage-gateway-by-traefik`: the Gateway outlives Traefik. */
+export function gatewayUsage(): KubeObject {
+  return usage({
+    namespace: SYSTEM_NAMESPACE,
+    of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', resourceRef: { name: GATEWAY_NAME } },
+    by: byRelease('traefik'),
+    replayDeletion: true,
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * The provider-kubernetes Objects of the serving stack (platform-side.md
+ * §8.6): the Gateway API Inference Extension CRDs, the DRA driver's
+ * critical-pods quota, and the inference Gateway with its namespace,
+ * EnvoyProxy and GatewayClass.
+ *
+ * Guarantees: manifests are exactly the reference's; only the Gateway Object
+ * carries a readiness policy (a CEL query that waits for an address, so the
+ * ServingStack is not Ready before the gateway can be reached); labels only on
+ * the three objects the ordering Usages select.
+ */
+import type { KubeObject } from '../lib/function.js';
+import { kubernetesObject, type ProviderConfigRef } from '../lib/objects.js';
+import gaieBundle from './gaie-crds.json' with { type: 'json' };
+import { DRA_DRIVER_NAMESPACE, RESOURCE_LABEL } from './releases.js';
+import type { ServingStack } from './spec.js';
+
+/** Namespace of the inference Gateway on the workload cluster. */
+export const GATEWAY_NAMESPACE = 'modelplane-system';
+/** Name of the Gateway and of its EnvoyProxy. */
+export const GATEWAY_NAME = 'inference-gateway';
+/** Readiness of the Gateway Object: ready once the Gateway has an address. */
+export const GATEWAY_READY_CEL = 'has(object.status.addresses) && object.status.addresses.size() > 0';
+
+/**
+ * The vendored Gateway API Inference Extension v1.0.1 CRDs
+ * (`inferenceobjectives.inference.networking.x-k8s.io`,
+ * `inferencepools.inference.networking.k8s.io`,
+ * `inferencepools.inference.networking.x-k8s.io`), server-owned `status` and
+ * `creationTimestamp` stripped. Regenerated from `shared/crds/` by
+ * `test/platform/vendored-crds.test.ts`.
+ */
+export const GAIE_CRDS: readonly KubeObject[] = (gaieBundle as KubeObject[]).filter(
+  (d) => d.kind === 'CustomResourceDefinition',
+);
+
+/** Desired-resource key of a GAIE CRD Object: `gaie-crd-<crd name>`. */
+export function gaieKey(crd: KubeObject): string {
+  return `gaie-crd-${crd.metadata?.name ?? ''}`;
+}
+
+/** An Object wrapping one vendored GAIE CRD, verbatim. */
+export function gaieCrdObject(crd: KubeObject, pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({ manifest: structuredClone(crd), providerConfigRef: pc });
+}
+
+/**
+ * ResourceQuota `allow-critical-pods` in the DRA driver namespace: lets the
+ * driver's system-node/cluster-critical pods run outside kube-system (GKE
+ * requires it; harmless elsewhere, so composed on every cloud).
+ */
+export function draQuotaObject(pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    manifest: {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'allow-critical-pods', namespace: DRA_DRIVER_NAMESPACE },
+      spec: {
+        hard: { pods: '1000' },
+        scopeSelector: {
+          matchExpressions: [
+            { operator: 'In', scopeName: 'PriorityClass', values: ['system-node-critical', 'system-cluster-critical'] },
+          ],
+        },
+      },
+    },
+  });
+}
+
+/** Namespace `modelplane-system` on the workload cluster. */
+export function gatewayNamespaceObject(pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    manifest: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: GATEWAY_NAMESPACE } },
+  });
+}
+
+/** EnvoyProxy `inference-gateway`: a Kubernetes-provider proxy with externalTrafficPolicy Cluster. */
+export function gatewayProxyObject(pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    labels: { [RESOURCE_LABEL]: 'gateway-proxy' },
+    manifest: {
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+      kind: 'EnvoyProxy',
+      metadata: { name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE },
+      spec: { provider: { type: 'Kubernetes', kubernetes: { envoyService: { externalTrafficPolicy: 'Cluster' } } } },
+    },
+  });
+}
+
+/** GatewayClass `<className>` handled by Envoy Gateway, parameterised by the EnvoyProxy. */
+export function gatewayClassObject(stack: ServingStack, pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    labels: { [RESOURCE_LABEL]: 'gateway-class' },
+    manifest: {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: stack.className },
+      spec: {
+        controllerName: 'gateway.envoyproxy.io/gatewayclass-controller',
+        parametersRef: {
+          group: 'gateway.envoyproxy.io',
+          kind: 'EnvoyProxy',
+          name: GATEWAY_NAME,
+          namespace: GATEWAY_NAMESPACE,
+        },
+      },
+    },
+  });
+}
+
+/** Gateway `inference-gateway`: one listener per configured listener, routes from all namespaces. */
+export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    labels: { [RESOURCE_LABEL]: 'gateway' },
+    readiness: { policy: 'DeriveFromCelQuery', celQuery: GATEWAY_READY_CEL },
+    manifest: {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE },
+      spec: {
+        gatewayClassName: stack.className,
+        listeners: stack.listeners.map((l) => ({
+          name: l.name,
+          protocol: l.protocol,
+          port: l.port,
+          allowedRoutes: { namespaces: { from: 'All' } },
+        })),
+      },
+    },
+  });
+}
