@@ -287,6 +287,17 @@ function walk(node: Ast, scope: Map<string, Bound>, say: (m: string) => void): B
     }
     case 'call': {
       const [name, fnArgs] = args as [string, unknown[]];
+      const sel = fnArgs[0];
+      if (name === 'has' && isAst(sel) && sel.op === '.') {
+        // cel-js does not type-check has(); Kubernetes rejects undeclared fields there too.
+        const [obj, field] = sel.args as [Ast, string];
+        const b = sub(obj);
+        const s = b?.schema;
+        if (s?.properties !== undefined && s.additionalProperties === undefined && !s['x-kubernetes-preserve-unknown-fields'] && !(field in s.properties)) {
+          say(`has() on undeclared field ${b!.path}.${field}`);
+        }
+        return undefined;
+      }
       const bs = fnArgs.map((a) => sub(a));
       if ((name === 'size' || name === 'matches') && bs[0]) requireBound(bs[0], `${name}()`, say);
       return undefined;

@@ -13,3 +13,5 @@ export { validateObject } from './validate.js';
 export type { ValidateOptions, ValidationResult } from './validate.js';
 export { xrdToCrdSchema, xrdToCrdSchemas } from './xrd.js';
 export type { Xrd } from './xrd.js';
+export { describeProblem, manifestId, readManifests } from './manifests.js';
+export type { Manifest } from './manifests.js';
