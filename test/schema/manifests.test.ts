@@ -55,4 +55,3 @@ describe('manifests under examples/ and ../shared/corpus/seeds/', () => {
     it.skip(`no XRD in apis/ yet: ${skipped.join('; ')}`, () => {});
   }
 });
-});
