@@ -125,6 +125,8 @@ function status(kubeconfigSecret: string): JsonObject {
 function invalidSpec(req: ComposeRequest, message: string): ComposeResult {
   const result = emptyResult();
   result.resources = keepObserved(req.observed);
+  const pc = result.resources[PROVIDER_CONFIG_KEY];
+  if (pc) result.resources[PROVIDER_CONFIG_KEY] = { ...pc, ready: true };
   const kept: JsonObject = {};
   for (const field of ['secrets', 'limitations']) {
     const value = getPath(req.composite, 'status', field);

@@ -1,0 +1,176 @@
+/**
+ * compose-eks-cluster: an EKSCluster becomes a real EKS cluster
+ * (spec/cloud-providers.md §2, acceptance §8.1).
+ *
+ * Composition order (§2.2): network → IAM → EKS cluster → ClusterAuth → node
+ * groups (+ launch templates, EFA security group) → addons → EFS stack →
+ * autoscaler IAM (+ gated Release) → EFA DRA driver (gated) → ProviderConfigs
+ * → StorageClass (gated) → status → readiness.
+ *
+ * Guarantees:
+ * - First pass, default networking, one plain GPU pool: 50 keys (48 AWS MRs
+ *   + 2 ProviderConfigs); 52 once the cluster is observed and the EFS id known.
+ * - Gates: the Helm releases are composed once `cluster` is observed, or when
+ *   they are observed themselves (never dropped once created); the
+ *   StorageClass once the EFS file system's external name is known, or when it
+ *   is observed itself.
+ * - Readiness: both ProviderConfigs and the StorageClass are always ready;
+ *   every other key is ready exactly when observed Ready.
+ * - Status, on every pass: the kubeconfig Secret and the cache StorageClass.
+ * - Invalid input (see validate.ts) is a `SpecValid` condition plus Warning
+ *   results naming the field; nothing already composed is dropped.
+ */
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  type DesiredResource,
+  emptyResult,
+  getPath,
+  isReady,
+  type JsonObject,
+  type KubeObject,
+  keepObserved,
+  warning,
+} from '../lib/function.js';
+import { parseEKSCluster } from '../lib/generated/eksclusters.js';
+import { childName } from '../lib/names.js';
+import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
+import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
+import { autoscalerIam, clusterIam } from './iam.js';
+import { DEFAULT_SUBNET_CIDRS, DEFAULT_VPC_CIDR, networkResources, zonesOf } from './network.js';
+import { efaSecurityGroup, launchTemplate, poolNodeGroup, systemNodeGroup } from './nodegroups.js';
+import { AUTOSCALER_KEY, clusterAutoscaler, EFA_DRA_KEY, efaDraDriver } from './releases.js';
+import { efsResources, FILESYSTEM_KEY, STORAGE_CLASS, STORAGE_CLASS_KEY, storageClass } from './storage.js';
+import {
+  formatIssues,
+  invalidSpecMessage,
+  type PoolProblem,
+  poolProblem,
+  REASON_INVALID_NETWORKING,
+  REASON_INVALID_NODE_POOL,
+  REASON_INVALID_SPEC,
+  specValidCondition,
+} from './validate.js';
+
+/** Keys ready as soon as they are composed. */
+const ALWAYS_READY = new Set(['provider-config-kubernetes', 'provider-config-helm', STORAGE_CLASS_KEY]);
+
+/** Composes an EKSCluster. */
+export function compose(req: ComposeRequest): ComposeResult {
+  const parsed = parseEKSCluster(req.composite);
+  const name = req.composite.metadata?.name;
+  const namespace = req.composite.metadata?.namespace;
+  if (!parsed.success || !name || !namespace) {
+    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatIssues(parsed.error);
+    return keepAll(req, REASON_INVALID_SPEC, invalidSpecMessage(issues));
+  }
+  const spec = parsed.data.spec;
+  const zoned = zonesOf(name, spec.region, spec.networking?.subnetCidrs ?? DEFAULT_SUBNET_CIDRS);
+  if ('errors' in zoned) return keepAll(req, REASON_INVALID_NETWORKING, invalidSpecMessage(zoned.errors.join(' ')));
+
+  const observed: Record<string, KubeObject> = {};
+  for (const [key, o] of Object.entries(req.observed)) observed[key] = o.resource;
+  const ctx: EksContext = {
+    name,
+    namespace,
+    spec,
+    region: spec.region,
+    vpcCidr: spec.networking?.vpcCidr ?? DEFAULT_VPC_CIDR,
+    zones: zoned.zones,
+    clusterName: childName(namespace, name, 'eks'),
+    kubeconfigSecret: childName(name, 'kubeconfig'),
+    providerConfigRef: {
+      kind: spec.credentials?.type || 'ClusterProviderConfig',
+      name: spec.credentials?.name || 'default',
+    },
+    observed,
+  };
+
+  const desired: Record<string, KubeObject> = { ...networkResources(ctx), ...clusterIam(ctx) };
+  desired['cluster'] = eksCluster(ctx);
+  desired['cluster-auth'] = clusterAuth(ctx);
+  desired['nodegroup-system'] = systemNodeGroup(ctx);
+
+  const kept: Record<string, DesiredResource> = {};
+  const problems: PoolProblem[] = [];
+  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => cmp(a.pool.name, b.pool.name));
+  for (const { pool, index } of pools) {
+    const ngKey = `nodegroup-${pool.name}`;
+    const ltKey = `launch-template-${pool.name}`;
+    const problem = poolProblem(pool, index, ctx.zones);
+    if (problem || pool.instanceType === undefined) {
+      if (problem) problems.push(problem);
+      for (const key of [ngKey, ltKey]) {
+        const seen = req.observed[key];
+        if (seen) Object.assign(kept, keepObserved({ [key]: seen }));
+      }
+      continue;
+    }
+    if (usesLaunchTemplate(pool)) desired[ltKey] = launchTemplate(ctx, pool, pool.instanceType);
+    desired[ngKey] = poolNodeGroup(ctx, pool, pool.instanceType);
+  }
+  const anyEfa = spec.nodePools.some((p) => p.fabric === 'EFA');
+  if (anyEfa) Object.assign(desired, efaSecurityGroup(ctx));
+
+  Object.assign(desired, coreAddons(ctx), efsResources(ctx), autoscalerIam(ctx));
+  desired['pod-identity-cluster-autoscaler'] = podIdentity(ctx, 'cluster-autoscaler', 'cluster-autoscaler');
+  const clusterObserved = 'cluster' in observed;
+  if (clusterObserved || AUTOSCALER_KEY in observed) desired[AUTOSCALER_KEY] = clusterAutoscaler(ctx);
+  if (anyEfa && (clusterObserved || EFA_DRA_KEY in observed)) desired[EFA_DRA_KEY] = efaDraDriver(ctx);
+  Object.assign(desired, providerConfigs(ctx));
+
+  const fileSystemId = externalName(ctx, FILESYSTEM_KEY);
+  if (fileSystemId) desired[STORAGE_CLASS_KEY] = storageClass(ctx, fileSystemId);
+  else if (req.observed[STORAGE_CLASS_KEY]) {
+    Object.assign(kept, keepObserved({ [STORAGE_CLASS_KEY]: req.observed[STORAGE_CLASS_KEY] }));
+  }
+
+  const result = emptyResult();
+  for (const key of Object.keys(desired).sort()) {
+    const resource = desired[key]!;
+    result.resources[key] =
+      ALWAYS_READY.has(key) || isReady(observed[key]) ? { resource, ready: true } : { resource };
+  }
+  for (const [key, d] of Object.entries(kept)) {
+    result.resources[key] = ALWAYS_READY.has(key) ? { ...d, ready: true } : d;
+  }
+  result.status = status(ctx.kubeconfigSecret);
+  result.conditions = specValidCondition(
+    req.composite,
+    REASON_INVALID_NODE_POOL,
+    problems.map((p) => p.message),
+  );
+  result.results = problems.map((p) => warning(p.message, REASON_INVALID_NODE_POOL));
+  return result;
+}
+
+/** The whole XR status: the kubeconfig Secret and the ModelCache StorageClass. */
+function status(kubeconfigSecret: string): JsonObject {
+  return {
+    secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
+    cache: { storageClassName: STORAGE_CLASS },
+  };
+}
+
+/** Input that cannot be composed at all: keep every observed child and the status we wrote, report it. */
+function keepAll(req: ComposeRequest, reason: string, message: string): ComposeResult {
+  const result = emptyResult();
+  result.resources = keepObserved(req.observed);
+  for (const key of ALWAYS_READY) {
+    const r = result.resources[key];
+    if (r) result.resources[key] = { ...r, ready: true };
+  }
+  const kept: JsonObject = {};
+  for (const field of ['secrets', 'cache']) {
+    const value = getPath(req.composite, 'status', field);
+    if (value !== undefined) kept[field] = structuredClone(value);
+  }
+  if (Object.keys(kept).length > 0) result.status = kept;
+  result.conditions = specValidCondition(req.composite, reason, [message]);
+  result.results = [warning(message, reason)];
+  return result;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
