@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { compileRule, formatFieldError, type JSONSchemaProps, toCelValue, validateObject } from '../../functions/lib/schema/index.js';
+import { rewriteHas } from '../../functions/lib/schema/cel.js';
+
+const errs = (s: JSONSchemaProps, v: unknown) => validateObject(s, v).errors.map(formatFieldError);
+
+describe('CEL rules', () => {
+  it('binds integers as int and numbers as double, as Kubernetes does', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { n: { type: 'integer' }, f: { type: 'number' } },
+      'x-kubernetes-validations': [{ rule: 'self.n + 1 == 3 && self.f * 2.0 == 3.0', message: 'arith' }],
+    };
+    expect(toCelValue(s, { n: 2, f: 1.5 })).toEqual({ n: 2n, f: 1.5 });
+    expect(errs(s, { n: 2, f: 1.5 })).toEqual([]);
+    expect(errs(s, { n: 1, f: 1.5 })).toEqual(['<root>: Invalid value: "object": arith']);
+  });
+
+  it('reports at fieldPath with the rule reason, and the default message', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'string' } } } },
+      'x-kubernetes-validations': [
+        { rule: 'has(self.a)', message: 'a is required', reason: 'FieldValueRequired', fieldPath: '.a' },
+        { rule: "!has(self.b) || self.b.c != 'x'", fieldPath: ".b['c']", reason: 'FieldValueForbidden' },
+        { rule: 'self == oldSelf', message: 'immutable' },
+      ],
+    };
+    expect(errs({ type: 'object', properties: { spec: s } }, { spec: { b: { c: 'x' } } })).toEqual([
+      'spec.a: Required value: a is required',
+      "spec.b[c]: Forbidden: failed rule: !has(self.b) || self.b.c != 'x'",
+    ]);
+  });
+
+  it('reports evaluation errors and skips rules that do not compile here', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      'x-kubernetes-validations': [
+        { rule: "self.a == 'x'", message: 'a must be x' },
+        { rule: 'isURL(self.a)', message: 'url' },
+      ],
+    };
+    const r = validateObject(s, {});
+    expect(r.errors.map(formatFieldError)).toEqual([
+      '<root>: Invalid value: "object": rule "self.a == \'x\'" could not be evaluated: No such key: a',
+    ]);
+    expect(r.skippedRules).toEqual(["<root>: isURL(self.a): found no matching overload for 'isURL(dyn)'"]);
+  });
+
+  it('accepts has() on any operand, as CEL does (Gateway API rules use has(self[0].matches))', () => {
+    expect(rewriteHas('has(self[0].matches) && has(self.a.b)')).toBe('(self[0]).?matches.hasValue() && has(self.a.b)');
+    expect(compileRule('has(self[0].matches)').ok).toBe(true);
+    const s: JSONSchemaProps = {
+      type: 'array',
+      items: { type: 'object', properties: { matches: { type: 'array', items: { type: 'string' } } } },
+      'x-kubernetes-validations': [{ rule: 'self.size() == 0 || has(self[0].matches)', message: 'first needs matches' }],
+    };
+    expect(errs(s, [{ matches: [] }])).toEqual([]);
+    expect(errs(s, [{}])).toEqual(['<root>: Invalid value: "array": first needs matches']);
+  });
+});
