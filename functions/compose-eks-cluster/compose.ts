@@ -44,6 +44,7 @@ import { efsResources, FILESYSTEM_KEY, STORAGE_CLASS, STORAGE_CLASS_KEY, storage
 import {
   formatIssues,
   invalidSpecMessage,
+  pruneNulls,
   type PoolProblem,
   poolProblem,
   REASON_INVALID_NETWORKING,
@@ -57,7 +58,7 @@ const ALWAYS_READY = new Set(['provider-config-kubernetes', 'provider-config-hel
 
 /** Composes an EKSCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  const parsed = parseEKSCluster(req.composite);
+  const parsed = parseEKSCluster({ ...req.composite, spec: pruneNulls(req.composite['spec']) });
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {

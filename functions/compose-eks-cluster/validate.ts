@@ -73,6 +73,20 @@ export function poolProblem(pool: EKSClusterNodePool, index: number, zones: read
   return undefined;
 }
 
+/**
+ * A copy of `value` without the object fields that are `null`, as the API
+ * server prunes them from a non-nullable field before defaulting (Kubernetes
+ * CRD defaulting, "nulls are pruned"). The InferenceCluster passes unset
+ * bounds as explicit `null`s; they mean "use the default".
+ */
+export function pruneNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(pruneNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = pruneNulls(v);
+  return out;
+}
+
 /** `spec.nodePools[0].diskSizeGb: Too small…; …`: every zod issue with its field path, sorted. */
 export function formatIssues(error: z.ZodError): string {
   return error.issues

@@ -38,6 +38,7 @@ import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool }
 import {
   formatIssues,
   invalidSpecMessage,
+  pruneNulls,
   type PoolProblem,
   poolProblem,
   REASON_INVALID_NODE_POOL,
@@ -56,7 +57,7 @@ export const NODE_POOL_PREFIX = 'node-pool-';
 
 /** Composes a VultrCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  const parsed = parseVultrCluster(req.composite);
+  const parsed = parseVultrCluster({ ...req.composite, spec: pruneNulls(req.composite['spec']) });
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {
