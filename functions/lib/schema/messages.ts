@@ -21,6 +21,7 @@ export function jsonType(v: unknown): string {
   return typeof v;
 }
 
+/** Error bodies by kind; each returns the text after `<path>: `. */
 export const msg = {
   required: () => 'Required value',
   unknownField: () => 'field not declared in schema',

@@ -110,7 +110,26 @@ function validateString(s: JSONSchemaProps, v: string, name: string, err: (m: st
   const len = [...v].length;
   if (s.maxLength !== undefined && len > s.maxLength) err(msg.tooLong(s.maxLength));
   if (s.minLength !== undefined && len < s.minLength) err(msg.tooShort(name, v, s.minLength));
-  if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(v)) err(msg.pattern(name, v, s.pattern));
+  if (s.pattern !== undefined) {
+    const re = regex(s.pattern);
+    if (re !== undefined && !re.test(v)) err(msg.pattern(name, v, s.pattern));
+  }
+}
+
+const regexCache = new Map<string, RegExp | undefined>();
+
+/** A pattern as a JS RegExp (ECMA-262 and RE2 agree on what CRD patterns use); undefined when JS cannot compile it. */
+function regex(pattern: string): RegExp | undefined {
+  if (!regexCache.has(pattern)) {
+    let re: RegExp | undefined;
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      re = undefined;
+    }
+    regexCache.set(pattern, re);
+  }
+  return regexCache.get(pattern);
 }
 
 function validateNumber(s: JSONSchemaProps, v: number, name: string, err: (m: string) => void): void {
