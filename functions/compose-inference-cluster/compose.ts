@@ -32,55 +32,62 @@ import {
   condition,
   emptyResult,
   fatal,
+  getPath,
   normal,
-  type ResourceSelector,
   readRequired,
   warning,
 } from '../lib/function.js';
 import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './backend.js';
 import { CLOUD_SOURCES } from './cloud.js';
-import { composeExisting, kubeconfigSecretSelector } from './existing.js';
+import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
 import { composeProvisioned } from './provisioned.js';
-import { type InferenceClass, readExistingBlock, readInferenceCluster, readInferenceClass } from './spec.js';
-import { echoStatus } from './status.js';
+import { type InferenceClass, readInferenceClass, readInferenceCluster } from './spec.js';
+import { type ClusterProblem, echoStatus } from './status.js';
 
-/** Messages (constants, so tests and docs quote them exactly). */
-export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
-export const ERR_NO_CLUSTER = 'spec.cluster is required';
-export const errUnsupportedSource = (source: string) => `unsupported cluster source: ${source}`;
+export { ERR_NO_CLUSTER, ERR_NO_NAME, errUnsupportedSource } from './spec.js';
 export const msgWaitingForClasses = (names: string[]) => `Waiting for InferenceClasses: ${names.join(', ')}`;
 export const errClassNotFound = (name: string, fields: string[]) =>
   `InferenceClass ${name} not found (${fields.join(', ')}); create it or change the className`;
+/** Message when `existing` is missing for source Existing (the reference's text). */
+export const ERR_NO_EXISTING = 'Existing cluster configuration is required when source is Existing';
 
 /** Requirement names. */
 export const REQ_REPLICAS = 'model-replicas';
 export const classRequirement = (name: string) => `class-${name}`;
 
+/** Distinct non-empty `spec.nodePools[].className`, sorted; read raw so requirements hold even for an invalid spec. */
+function classNamesOf(xr: ComposeRequest['composite']): string[] {
+  const pools = getPath(xr, 'spec', 'nodePools');
+  const names = (Array.isArray(pools) ? pools : []).map((p) => getPath(p, 'className'));
+  return [...new Set(names.filter((n): n is string => typeof n === 'string' && n !== ''))].sort();
+}
+
 /** Composes an InferenceCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
-  const ic = readInferenceCluster(req.composite);
-  if (!ic) {
-    result.results.push(fatal(ERR_NO_NAME));
+  const read = readInferenceCluster(req.composite);
+  if (!read.ok && read.fatal) {
+    result.results.push(fatal(read.problem));
     return result;
   }
+  const name = read.ok ? read.ic.name : (read.name ?? '');
   result.requirements[REQ_REPLICAS] = {
     apiVersion: 'modelplane.ai/v1alpha1',
     kind: 'ModelReplica',
-    matchLabels: { 'modelplane.ai/cluster': ic.name },
+    matchLabels: { 'modelplane.ai/cluster': name },
   };
-  const classNames = [...new Set(ic.nodePools.map((p) => p.className).filter((n) => n !== ''))].sort();
-  for (const name of classNames) {
-    result.requirements[classRequirement(name)] = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', matchName: name };
+  const classNames = classNamesOf(req.composite);
+  for (const cls of classNames) {
+    result.requirements[classRequirement(cls)] = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', matchName: cls };
   }
-  const existing = ic.source === 'Existing' ? readExistingBlock(ic) : undefined;
-  if (existing) result.requirements['kubeconfig-secret'] = kubeconfigSecretSelector(existing) as ResourceSelector;
+  const existing = read.ok && read.ic.source === 'Existing' ? read.ic.existing : undefined;
+  if (existing) result.requirements[REQ_KUBECONFIG_SECRET] = kubeconfigSecretSelector(existing);
 
   // Replica guard, before any early return.
   const replicas = readRequired(req, REQ_REPLICAS);
   const guard =
     replicas.state === 'present'
-      ? { resource: replicaGuard(ic.name), ready: true }
+      ? { resource: replicaGuard(name), ready: true }
       : replicas.state === 'pending'
         ? keepChild(req.observed, KEY_REPLICA_GUARD)
         : undefined;
@@ -96,35 +103,33 @@ export function compose(req: ComposeRequest): ComposeResult {
     return result;
   };
 
-  if (!ic.cluster || !ic.source) return hold('warning', 'InvalidSpec', ERR_NO_CLUSTER);
+  if (!read.ok) return hold('warning', 'InvalidSpec', read.problem);
+  const ic = read.ic;
 
   const pending: string[] = [];
   const classes = new Map<string, InferenceClass>();
-  const missing: string[] = [];
-  for (const name of classNames) {
-    const read = readRequired(req, classRequirement(name));
-    if (read.state === 'pending') pending.push(name);
-    else if (read.state === 'absent') missing.push(name);
-    else classes.set(name, readInferenceClass(read.items[0]!));
+  const classProblems: ClusterProblem[] = [];
+  for (const cls of classNames) {
+    const got = readRequired(req, classRequirement(cls));
+    if (got.state === 'pending') {
+      pending.push(cls);
+    } else if (got.state === 'absent') {
+      const fields = ic.nodePools.flatMap((p, i) => (p.className === cls ? [`spec.nodePools[${i}].className`] : []));
+      classProblems.push({ reason: 'ClassNotFound', message: errClassNotFound(cls, fields) });
+    } else {
+      const parsed = readInferenceClass(got.items[0]!);
+      if (parsed.ok) classes.set(cls, parsed.cls);
+      else classProblems.push({ reason: 'InvalidClass', message: parsed.problem });
+    }
   }
   if (pending.length > 0) return hold('normal', 'WaitingForClasses', msgWaitingForClasses(pending));
-  const classProblems = missing.map((name) => ({
-    reason: 'ClassNotFound',
-    message: errClassNotFound(
-      name,
-      ic.nodePools.flatMap((p, i) => (p.className === name ? [`spec.nodePools[${i}].className`] : [])),
-    ),
-  }));
 
-  const cloud = CLOUD_SOURCES[ic.source];
   let outcome: ComposeResult | string;
   if (ic.source === 'Existing') {
-    if (!existing) return hold('warning', 'InvalidSpec', 'Existing cluster configuration is required when source is Existing');
+    if (!existing) return hold('warning', 'InvalidSpec', ERR_NO_EXISTING);
     outcome = composeExisting(req, ic, existing, classes, classProblems);
-  } else if (cloud) {
-    outcome = composeProvisioned(req, ic, cloud, classes, classProblems);
   } else {
-    return hold('warning', 'InvalidSpec', errUnsupportedSource(ic.source));
+    outcome = composeProvisioned(req, ic, CLOUD_SOURCES[ic.source]!, classes, classProblems);
   }
   if (typeof outcome === 'string') return hold('warning', 'InvalidSpec', outcome);
 

@@ -15,7 +15,16 @@
  * Divergence: the reference never reads the Secret (ClusterReady is always
  * True for Existing).
  */
-import { type ComposeRequest, type ComposeResult, emptyResult, getPath, isReady, readRequired, warning } from '../lib/function.js';
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  emptyResult,
+  getPath,
+  isReady,
+  type ResourceSelector,
+  readRequired,
+  warning,
+} from '../lib/function.js';
 import {
   clusterProviderConfigFor,
   KEY_CPC,
@@ -33,7 +42,7 @@ import { type ClusterProblem, clusterConditions, clusterStatus, gpuPools, observ
 export const REQ_KUBECONFIG_SECRET = 'kubeconfig-secret';
 
 /** Selector of the kubeconfig Secret (namespaced, in modelplane-system). */
-export function kubeconfigSecretSelector(existing: ExistingBlock) {
+export function kubeconfigSecretSelector(existing: ExistingBlock): ResourceSelector {
   return { apiVersion: 'v1', kind: 'Secret', matchName: existing.secretRef.name, namespace: SYSTEM_NAMESPACE };
 }
 

@@ -44,7 +44,7 @@ import {
   servingStack,
 } from './backend.js';
 import { type CloudSource, nestedClusterXR, poolProblems } from './cloud.js';
-import { type InferenceClass, type InferenceCluster, readCloudBlock } from './spec.js';
+import type { InferenceClass, InferenceCluster } from './spec.js';
 import { type ClusterProblem, clusterConditions, clusterStatus, gpuPools, observedGatewayAddress } from './status.js';
 
 /** The reference's message when the source's block is missing. */
@@ -74,7 +74,7 @@ export function composeProvisioned(
   classes: ReadonlyMap<string, InferenceClass>,
   classProblems: ClusterProblem[],
 ): ComposeResult | string {
-  const block = readCloudBlock(ic, cloud.block);
+  const block = ic.clouds[cloud.block];
   if (!block) return errNoCloudBlock(cloud.source);
   const result = emptyResult();
   const observed = req.observed;

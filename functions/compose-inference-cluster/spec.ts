@@ -1,25 +1,29 @@
 /**
  * The InferenceCluster and InferenceClass specs as compose-inference-cluster
- * reads them, with the XRDs' defaults applied
- * (apis/inferenceclusters/definition.yaml, apis/inferenceclasses/definition.yaml;
- * platform-side.md §0.2, §2, §3).
+ * reads them: parsed by the generated parsers (functions/lib/generated/), so
+ * every XRD default is applied (kubernetesVersion per cloud, nodeCount 1,
+ * credentials ClusterProviderConfig/default, secret keys, identity type,
+ * device claim DRA / count 1, class diskSizeGb 100, driversPreset cuda13.0;
+ * platform-side.md §0.2), then converted once into the flat domain types the
+ * composition code uses.
  *
- * Guarantees: readers never throw and never mutate their input; a value the
- * XRD would default (kubernetesVersion, nodeCount, credentials type/name,
- * secret keys, identity type, device claim/count, class diskSizeGb and
- * driversPreset) is always filled in, so the nested XRs and the published
- * pools carry explicit values whether or not the API server defaulted them.
+ * Guarantees: readers never throw and never mutate their input. An input the
+ * XRD would reject is reported as one message naming each field
+ * (`spec.nodePools[0].className: …`); `spec.cluster` missing and an unknown
+ * source keep the reference's exact messages.
  */
-import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { type InferenceClassDevice, InferenceClassSpecSchema } from '../lib/generated/inferenceclasses.js';
+import { InferenceClusterSpecSchema } from '../lib/generated/inferenceclusters.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 
 /** Where a cluster comes from (`spec.cluster.source`). */
 export type Source = 'GKE' | 'EKS' | 'AKS' | 'Nebius' | 'Vultr' | 'Existing';
+const SOURCES: readonly string[] = ['GKE', 'EKS', 'AKS', 'Nebius', 'Vultr', 'Existing'];
 
 /** The cloud (Cluster)ProviderConfig a nested cluster XR uses. */
 export interface Credentials {
-  /** @default "ClusterProviderConfig" */
-  type: string;
-  /** @default "default" */
+  type: 'ProviderConfig' | 'ClusterProviderConfig';
   name: string;
 }
 
@@ -37,9 +41,9 @@ export interface CloudBlock {
 
 /** `spec.cluster.existing`, defaults applied. */
 export interface ExistingBlock {
-  /** Kubeconfig Secret in modelplane-system; key @default "kubeconfig". */
+  /** Kubeconfig Secret in modelplane-system; key defaults to `kubeconfig`. */
   secretRef: { name: string; key: string };
-  /** key @default "private_key", type @default "GoogleApplicationCredentials". */
+  /** key defaults to `private_key`, type to `GoogleApplicationCredentials`. */
   identitySecretRef?: { name: string; key: string; type: string };
   /** An existing RWX StorageClass for ModelCache. */
   storageClassName?: string;
@@ -49,14 +53,14 @@ export interface ExistingBlock {
 export interface NodePool {
   name: string;
   className: string;
-  /** Nodes (initial count when autoscaling). @default 1 */
+  /** Nodes (the initial count when autoscaling). @default 1 */
   nodeCount: number;
   minNodeCount?: number;
   maxNodeCount?: number;
   /** `[]` when unset. */
   zones: string[];
   capacityReservationId?: string;
-  /** @default "None" */
+  /** `None`, `EFA` or `InfiniBand`. @default "None" */
   fabricType: string;
   /** Nebius InfiniBand fabric, e.g. `fabric-2`. */
   infinibandFabric?: string;
@@ -65,108 +69,71 @@ export interface NodePool {
 /** An InferenceCluster, defaults applied. */
 export interface InferenceCluster {
   name: string;
-  /** `undefined` when `spec.cluster` is absent. */
-  source?: string;
-  /** The `spec.cluster` object, for reading the block of the source. */
-  cluster?: JsonObject;
+  source: Source;
+  /** The block of each cloud that is set. */
+  clouds: Partial<Record<'gke' | 'eks' | 'aks' | 'nebius' | 'vultr', CloudBlock>>;
+  existing?: ExistingBlock;
   nodePools: NodePool[];
-  /** Whether `spec.nodePools` is set at all. */
-  hasNodePools: boolean;
 }
 
-/** Default `kubernetesVersion` per cloud block (platform-side.md §3.1). */
-export const DEFAULT_KUBERNETES_VERSION: Readonly<Record<string, string>> = {
-  gke: '1.35',
-  eks: '1.36',
-  aks: '1.34',
-  nebius: '1.34',
-  vultr: 'v1.36.1+3',
-};
+/** Messages of the reference for an XR without a name, a cluster or a known source. */
+export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
+export const ERR_NO_CLUSTER = 'spec.cluster is required';
+export const errUnsupportedSource = (source: string) => `unsupported cluster source: ${source}`;
 
-function obj(v: unknown): JsonObject | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : undefined;
-}
+/** Result of {@link readInferenceCluster}. */
+export type ReadCluster =
+  | { ok: true; ic: InferenceCluster }
+  | { ok: false; name?: string; problem: string; /** true when the XR has no name (Fatal). */ fatal: boolean };
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function int(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-/** Reads the observed InferenceCluster. `undefined` when it has no name. */
-export function readInferenceCluster(xr: KubeObject): InferenceCluster | undefined {
-  const name = str(xr.metadata?.name);
-  if (!name) return undefined;
-  const cluster = obj(getPath(xr, 'spec', 'cluster'));
-  const rawPools = getPath(xr, 'spec', 'nodePools');
-  const out: InferenceCluster = {
-    name,
-    nodePools: (Array.isArray(rawPools) ? rawPools : []).map((p) => readPool(obj(p) ?? {})),
-    hasNodePools: Array.isArray(rawPools) && rawPools.length > 0,
-  };
-  if (cluster) {
-    out.cluster = cluster;
-    const source = str(cluster['source']);
-    if (source) out.source = source;
+/** Reads the observed InferenceCluster. */
+export function readInferenceCluster(xr: KubeObject): ReadCluster {
+  const name = xr.metadata?.name;
+  if (!name) return { ok: false, problem: ERR_NO_NAME, fatal: true };
+  const spec = (xr['spec'] ?? {}) as JsonObject;
+  const cluster = spec['cluster'] as JsonObject | undefined;
+  if (!cluster || typeof cluster !== 'object') return { ok: false, name, problem: ERR_NO_CLUSTER, fatal: false };
+  const source = cluster['source'];
+  if (typeof source !== 'string' || !SOURCES.includes(source)) {
+    return { ok: false, name, problem: errUnsupportedSource(String(source)), fatal: false };
   }
-  return out;
+  const parsed = InferenceClusterSpecSchema.safeParse(spec);
+  if (!parsed.success) return { ok: false, name, problem: formatZodIssues('spec', parsed.error), fatal: false };
+  const s = parsed.data;
+  const ic: InferenceCluster = { name, source: s.cluster.source, clouds: {}, nodePools: (s.nodePools ?? []).map(toPool) };
+  for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr'] as const) {
+    const b = s.cluster[block];
+    if (!b) continue;
+    const out: CloudBlock = { kubernetesVersion: b.kubernetesVersion };
+    if ('region' in b) out.region = b.region;
+    if ('location' in b) out.location = b.location;
+    if (b.credentials) out.credentials = { type: b.credentials.type, name: b.credentials.name };
+    ic.clouds[block] = out;
+  }
+  const e = s.cluster.existing;
+  if (e) {
+    const existing: ExistingBlock = { secretRef: { name: e.secretRef.name, key: e.secretRef.key } };
+    const id = e.identitySecretRef;
+    if (id) existing.identitySecretRef = { name: id.name, key: id.key, type: id.type };
+    if (e.cache?.storageClassName) existing.storageClassName = e.cache.storageClassName;
+    ic.existing = existing;
+  }
+  return { ok: true, ic };
 }
 
-function readPool(p: JsonObject): NodePool {
+function toPool(p: NonNullable<ReturnType<typeof InferenceClusterSpecSchema.parse>['nodePools']>[number]): NodePool {
   const pool: NodePool = {
-    name: String(p['name'] ?? ''),
-    className: String(p['className'] ?? ''),
-    nodeCount: int(p['nodeCount']) ?? 1,
-    zones: Array.isArray(p['zones']) ? (p['zones'] as unknown[]).map(String) : [],
-    fabricType: str(getPath(p, 'fabric', 'type')) ?? 'None',
+    name: p.name,
+    className: p.className,
+    nodeCount: p.nodeCount,
+    zones: [...(p.zones ?? [])],
+    fabricType: p.fabric?.type ?? 'None',
   };
-  const min = int(p['minNodeCount']);
-  if (min !== undefined) pool.minNodeCount = min;
-  const max = int(p['maxNodeCount']);
-  if (max !== undefined) pool.maxNodeCount = max;
-  const cr = str(getPath(p, 'capacityBlock', 'capacityReservationId'));
-  if (cr) pool.capacityReservationId = cr;
-  const ib = str(getPath(p, 'fabric', 'infiniband', 'fabric'));
-  if (ib) pool.infinibandFabric = ib;
+  if (p.minNodeCount !== undefined) pool.minNodeCount = p.minNodeCount;
+  if (p.maxNodeCount !== undefined) pool.maxNodeCount = p.maxNodeCount;
+  if (p.capacityBlock) pool.capacityReservationId = p.capacityBlock.capacityReservationId;
+  if (p.fabric?.infiniband) pool.infinibandFabric = p.fabric.infiniband.fabric;
   return pool;
-}
-
-/** The block `spec.cluster.<block>` with defaults, or `undefined` when absent (`{}` counts as present). */
-export function readCloudBlock(ic: InferenceCluster, block: string): CloudBlock | undefined {
-  const b = obj(ic.cluster?.[block]);
-  if (!b) return undefined;
-  const out: CloudBlock = { kubernetesVersion: str(b['kubernetesVersion']) ?? DEFAULT_KUBERNETES_VERSION[block] ?? '' };
-  const region = str(b['region']);
-  if (region) out.region = region;
-  const location = str(b['location']);
-  if (location) out.location = location;
-  const creds = obj(b['credentials']);
-  if (creds) out.credentials = { type: str(creds['type']) ?? 'ClusterProviderConfig', name: str(creds['name']) ?? 'default' };
-  return out;
-}
-
-/** `spec.cluster.existing` with defaults, or `undefined` when absent or without a secret name. */
-export function readExistingBlock(ic: InferenceCluster): ExistingBlock | undefined {
-  const e = obj(ic.cluster?.['existing']);
-  const secretName = str(getPath(e, 'secretRef', 'name'));
-  if (!e || !secretName) return undefined;
-  const out: ExistingBlock = {
-    secretRef: { name: secretName, key: str(getPath(e, 'secretRef', 'key')) ?? 'kubeconfig' },
-  };
-  const id = obj(e['identitySecretRef']);
-  const idName = str(id?.['name']);
-  if (id && idName) {
-    out.identitySecretRef = {
-      name: idName,
-      key: str(id['key']) ?? 'private_key',
-      type: str(id['type']) ?? 'GoogleApplicationCredentials',
-    };
-  }
-  const sc = str(getPath(e, 'cache', 'storageClassName'));
-  if (sc) out.storageClassName = sc;
-  return out;
 }
 
 /** An InferenceClass, defaults applied. */
@@ -174,45 +141,32 @@ export interface InferenceClass {
   name: string;
   /** `spec.provisioning.provider`, when the class is provisionable. */
   provider?: string;
-  /** `spec.provisioning.<gke|eks|aks|nebius|vultr>` blocks, defaults applied (diskSizeGb 100, driversPreset cuda13.0). */
+  /** `spec.provisioning.<gke|eks|aks|nebius|vultr>` blocks that are set, defaults applied. */
   provisioning: Record<string, JsonObject | undefined>;
-  /** The class's devices, claim/count defaulted, null fields dropped, in spec order. */
-  devices: JsonObject[];
+  /** The class's devices with XRD defaults applied, in spec order. */
+  devices: InferenceClassDevice[];
 }
 
-/** Device fields in the order they are published. */
-const DEVICE_FIELDS = ['name', 'claim', 'driver', 'deviceClassName', 'count', 'attributes', 'capacity'] as const;
+/** Result of {@link readInferenceClass}. */
+export type ReadClass = { ok: true; cls: InferenceClass } | { ok: false; problem: string };
 
-/** A device with the XRD defaults applied (`claim: DRA`, `count: 1`) and null fields dropped. */
-export function normaliseDevice(d: JsonObject): JsonObject {
-  const withDefaults: JsonObject = { ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 };
-  const out: JsonObject = {};
-  for (const k of DEVICE_FIELDS) {
-    const v = withDefaults[k];
-    if (v !== undefined && v !== null) out[k] = structuredClone(v);
-  }
-  return out;
+/** Message: a fetched class its XRD would reject. */
+export function errInvalidClass(name: string, issues: string): string {
+  return `InferenceClass ${name} is invalid: ${issues}; fix the class`;
 }
 
 /** Reads a fetched InferenceClass. */
-export function readInferenceClass(cls: KubeObject): InferenceClass {
-  const devices = getPath(cls, 'spec', 'devices');
-  const prov = obj(getPath(cls, 'spec', 'provisioning'));
+export function readInferenceClass(obj: KubeObject): ReadClass {
+  const name = obj.metadata?.name ?? '';
+  const parsed = InferenceClassSpecSchema.safeParse(obj['spec'] ?? {});
+  if (!parsed.success) return { ok: false, problem: errInvalidClass(name, formatZodIssues('spec', parsed.error)) };
+  const spec = parsed.data;
   const provisioning: Record<string, JsonObject | undefined> = {};
-  for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr']) {
-    const b = obj(prov?.[block]);
-    if (!b) continue;
-    const withDefaults: JsonObject = structuredClone(b);
-    if (block !== 'vultr' && withDefaults['diskSizeGb'] === undefined) withDefaults['diskSizeGb'] = 100;
-    if (block === 'nebius' && withDefaults['driversPreset'] === undefined) withDefaults['driversPreset'] = 'cuda13.0';
-    provisioning[block] = withDefaults;
+  for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr'] as const) {
+    const b = spec.provisioning?.[block];
+    if (b) provisioning[block] = structuredClone(b) as unknown as JsonObject;
   }
-  const out: InferenceClass = {
-    name: String(cls.metadata?.name ?? ''),
-    provisioning,
-    devices: (Array.isArray(devices) ? devices : []).map((d) => normaliseDevice(obj(d) ?? {})),
-  };
-  const provider = str(prov?.['provider']);
-  if (provider) out.provider = provider;
-  return out;
+  const cls: InferenceClass = { name, provisioning, devices: spec.devices as InferenceClassDevice[] };
+  if (spec.provisioning) cls.provider = spec.provisioning.provider;
+  return { ok: true, cls };
 }

@@ -35,7 +35,7 @@ export function gpuPools(pools: readonly NodePool[], classes: ReadonlyMap<string
     const entry: JsonObject = {
       name: pool.name,
       nodes: pool.maxNodeCount ? pool.maxNodeCount : pool.nodeCount,
-      devices: cls.devices.map((d) => structuredClone(d)),
+      devices: cls.devices.map((d) => structuredClone(d) as unknown as JsonObject),
     };
     if (!classSupportsMultiNode(cls)) entry['multiNode'] = false;
     out.push(entry);

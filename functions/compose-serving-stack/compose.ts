@@ -15,8 +15,9 @@
  * - `status.gateway.address` is the observed Gateway's first address;
  *   otherwise the status is `{}`.
  * - An XR without name or namespace is a Fatal result (Crossplane then keeps
- *   every composed resource); a spec without a Kubeconfig secret keeps every
- *   observed resource and says so (spec/README.md item 2).
+ *   every composed resource); a spec the XRD rejects (e.g. no Kubeconfig
+ *   secret) keeps every observed resource and says so in condition
+ *   `Accepted` False `InvalidSpec` and a Warning (spec/README.md item 2).
  * Deliberate divergences from the reference: none in behaviour; where it
  * raises we return a Fatal result (same effect: nothing applied, nothing lost).
  */
@@ -53,7 +54,7 @@ import {
   gatewayProxyObject,
 } from './objects.js';
 import { RESOURCE_LABEL, releaseSpecs, stackRelease } from './releases.js';
-import { ERR_NO_KUBECONFIG, readServingStack, type ServingStack } from './spec.js';
+import { readServingStack, type ServingStack } from './spec.js';
 
 /** Keys of the two ProviderConfigs; both observed opens the gate. */
 export const PC_KUBERNETES_KEY = 'provider-config-kubernetes';
@@ -121,7 +122,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   const read = readServingStack(req.composite);
   if (!read.ok) {
-    if (read.problem !== ERR_NO_KUBECONFIG) {
+    if (read.fatal) {
       result.results.push(fatal(read.problem));
       return result;
     }

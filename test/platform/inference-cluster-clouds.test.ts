@@ -1,0 +1,495 @@
+/**
+ * compose-inference-cluster, provisioned sources: platform-side.md §13.2
+ * (ICL-2, ICL-creds, ICL-4 … ICL-15) plus the extra cases of §13.6, as
+ * whole-response tables.
+ */
+import { describe, expect, it } from 'vitest';
+import { compose } from '../../functions/compose-inference-cluster/compose.js';
+import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { childName } from '../../functions/lib/names.js';
+import {
+  CPC_NAME,
+  classes,
+  cond,
+  expectedBackendUsage,
+  expectedCpc,
+  expectedStack,
+  gpuDevice,
+  IC,
+  icRequirements,
+  inferenceCluster,
+  observed,
+  pool,
+  request,
+  requiredClasses,
+  stdStatus,
+} from '../builders/platform.js';
+
+interface Case {
+  name: string;
+  reason: string;
+  req: () => ComposeRequest;
+  want: ComposeResult;
+}
+
+const provisioning = [
+  { type: 'ClusterReady', status: 'False', reason: 'Provisioning' },
+  { type: 'BackendReady', status: 'False', reason: 'WaitingForCluster' },
+];
+const running = [
+  { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
+  { type: 'BackendReady', status: 'False', reason: 'Installing' },
+];
+const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')] });
+const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')], multiNode: false };
+const kubeconfigSecret = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', key: 'kubeconfig' };
+
+function nested(kind: string, spec: JsonObject): KubeObject {
+  return {
+    apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
+    kind,
+    metadata: { name: IC, namespace: 'modelplane-system' },
+    spec,
+  };
+}
+
+const gkeSpec = (extra: JsonObject = {}): JsonObject => ({
+  region: 'us-central1',
+  kubernetesVersion: '1.35',
+  nodePools: [
+    {
+      name: 'l4-pool',
+      role: 'GPU',
+      machineType: 'g2-standard-48',
+      nodeCount: 2,
+      minNodeCount: null,
+      maxNodeCount: 4,
+      diskSizeGb: 100,
+      gpu: { acceleratorType: 'nvidia-l4', acceleratorCount: 1 },
+      zones: ['us-central1-a'],
+    },
+  ],
+  ...extra,
+});
+const eksPool = (extra: JsonObject = {}): JsonObject => ({
+  name: 'l4-pool',
+  role: 'GPU',
+  instanceType: 'g6.xlarge',
+  nodeCount: 2,
+  minNodeCount: null,
+  maxNodeCount: 4,
+  diskSizeGb: 100,
+  gpu: { acceleratorType: 'nvidia-l4' },
+  zones: ['us-west-2a', 'us-west-2b'],
+  ...extra,
+});
+const eksSpec = (p: JsonObject = eksPool()): JsonObject => ({ region: 'us-west-2', kubernetesVersion: '1.36', nodePools: [p] });
+const nebiusSpec: JsonObject = {
+  kubernetesVersion: '1.34',
+  nodePools: [
+    {
+      name: 'h100-pool',
+      role: 'GPU',
+      platform: 'gpu-h100-sxm',
+      preset: '8gpu-128vcpu-1600gb',
+      diskSizeGb: 200,
+      nodeCount: 2,
+      maxNodeCount: 4,
+      gpu: { acceleratorType: 'nvidia-h100', driversPreset: 'cuda13.0' },
+      fabric: { type: 'InfiniBand', infiniband: { fabric: 'fabric-2' } },
+    },
+  ],
+};
+const aksSpec: JsonObject = {
+  location: 'westeurope',
+  kubernetesVersion: '1.34',
+  nodePools: [
+    {
+      name: 'h100pool',
+      role: 'GPU',
+      vmSize: 'Standard_ND96isr_H100_v5',
+      diskSizeGb: 200,
+      nodeCount: 2,
+      minNodeCount: 1,
+      maxNodeCount: 4,
+      gpu: { acceleratorType: 'nvidia-h100' },
+      fabric: 'InfiniBand',
+    },
+  ],
+};
+const vultrSpec = (extra: JsonObject = {}): JsonObject => ({
+  region: 'ewr',
+  kubernetesVersion: 'v1.36.1+3',
+  nodePools: [
+    {
+      name: 'l40s-pool',
+      role: 'GPU',
+      plan: 'vcg-l40s-16c-180g-48vram',
+      nodeCount: 2,
+      maxNodeCount: 4,
+      gpu: { acceleratorType: 'nvidia-l40s' },
+    },
+  ],
+  ...extra,
+});
+
+const gkeIC = (extra: JsonObject = {}) =>
+  inferenceCluster({ source: 'GKE', gke: { region: 'us-central1', ...extra } }, [pool('l4-pool', 'gpu-l4', { zones: ['us-central1-a'] })]);
+const eksIC = (p: JsonObject = pool('l4-pool', 'gpu-l4-eks', { zones: ['us-west-2a', 'us-west-2b'] })) =>
+  inferenceCluster({ source: 'EKS', eks: { region: 'us-west-2' } }, [p]);
+const nebiusIC = () =>
+  inferenceCluster({ source: 'Nebius', nebius: {} }, [
+    pool('h100-pool', 'gpu-h100-nebius', { fabric: { type: 'InfiniBand', infiniband: { fabric: 'fabric-2' } } }),
+  ]);
+const aksIC = () =>
+  inferenceCluster({ source: 'AKS', aks: { location: 'westeurope' } }, [
+    pool('h100pool', 'gpu-h100-aks', { minNodeCount: 1, fabric: { type: 'InfiniBand' } }),
+  ]);
+const vultrIC = (extra: JsonObject = {}) =>
+  inferenceCluster({ source: 'Vultr', vultr: { region: 'ewr', ...extra } }, [pool('l40s-pool', 'gpu-l40s-vultr')]);
+
+/** An observed nested XR: Ready, with secrets and an optional cache. */
+function readyNested(kind: string, spec: JsonObject, secrets: JsonObject[], cache?: string) {
+  return observed(nested(kind, spec), { secrets, ...(cache ? { cache: { storageClassName: cache } } : {}) }, [cond('Ready')]);
+}
+
+const cases: Case[] = [
+  {
+    name: 'ICL-2 GKE first pass',
+    reason: 'only the GKECluster is composed until it is Ready',
+    req: () => request(gkeIC(), { required: requiredClasses(classes.gkeL4()) }),
+    want: {
+      resources: { 'gke-cluster': { resource: nested('GKECluster', gkeSpec()) } },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'ICL-creds GKE with credentials',
+    reason: 'the InferenceCluster credentials are passed to the nested XR',
+    req: () =>
+      request(gkeIC({ credentials: { type: 'ProviderConfig', name: 'my-gcp-account' } }), {
+        required: requiredClasses(classes.gkeL4()),
+      }),
+    want: {
+      resources: {
+        'gke-cluster': {
+          resource: nested('GKECluster', gkeSpec({ credentials: { type: 'ProviderConfig', name: 'my-gcp-account' } })),
+        },
+      },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'ICL-4 EKS first pass',
+    reason: 'EKS pools carry instanceType, null bounds and zones',
+    req: () => request(eksIC(), { required: requiredClasses(classes.eksL4()) }),
+    want: {
+      resources: { 'eks-cluster': { resource: nested('EKSCluster', eksSpec()) } },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'ICL-5 EKS not ready, ClusterProviderConfig observed (changed: kept)',
+    reason: 'spec/README.md item 2: a cluster briefly not Ready must not delete the ProviderConfig replicas use',
+    req: () =>
+      request(eksIC(), {
+        required: requiredClasses(classes.eksL4()),
+        observed: { 'cluster-provider-config-kubernetes': observed(expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig')) },
+      }),
+    want: {
+      resources: {
+        'eks-cluster': { resource: nested('EKSCluster', eksSpec()) },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'),
+          ready: true,
+        },
+      },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'ICL-6 GKE ready',
+    reason: 'a Ready GKECluster yields the ProviderConfig with identity, the ServingStack with the GKE driver root and the Usage',
+    req: () =>
+      request(gkeIC(), {
+        required: requiredClasses(classes.gkeL4()),
+        observed: {
+          'gke-cluster': readyNested(
+            'GKECluster',
+            gkeSpec(),
+            [kubeconfigSecret, { type: 'GoogleApplicationCredentials', name: 'test-cluster-sa-key-fghij', key: 'credentials.json' }],
+            'modelplane-rwx',
+          ),
+        },
+      }),
+    want: {
+      resources: {
+        'gke-cluster': { resource: nested('GKECluster', gkeSpec()), ready: true },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig', {
+            type: 'GoogleApplicationCredentials',
+            source: 'Secret',
+            secretRef: { namespace: 'modelplane-system', name: 'test-cluster-sa-key-fghij', key: 'credentials.json' },
+          }),
+          ready: true,
+        },
+        'serving-stack': {
+          resource: expectedStack(
+            [kubeconfigSecret, { type: 'GoogleApplicationCredentials', name: 'test-cluster-sa-key-fghij', key: 'credentials.json' }],
+            '/home/kubernetes/bin/nvidia',
+          ),
+        },
+        'usage-gke-by-backend': { resource: expectedBackendUsage('GKECluster'), ready: true },
+      },
+      status: stdStatus([l4Pool], { cache: { storageClassName: 'modelplane-rwx' } }),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'GKE cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'ICL-7 EKS ready',
+    reason: 'EKS has no identity and no driver root; the cache is relayed',
+    req: () =>
+      request(eksIC(), {
+        required: requiredClasses(classes.eksL4()),
+        observed: { 'eks-cluster': readyNested('EKSCluster', eksSpec(), [kubeconfigSecret], 'modelplane-rwx-efs') },
+      }),
+    want: {
+      resources: {
+        'eks-cluster': { resource: nested('EKSCluster', eksSpec()), ready: true },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'),
+          ready: true,
+        },
+        'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
+        'usage-eks-by-backend': { resource: expectedBackendUsage('EKSCluster'), ready: true },
+      },
+      status: stdStatus([l4Pool], { cache: { storageClassName: 'modelplane-rwx-efs' } }),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'EKS cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'ICL-8 EKS capacity block',
+    reason: 'a capacity reservation is passed to the EKS pool',
+    req: () =>
+      request(
+        eksIC(
+          pool('l4-pool', 'gpu-l4-eks', {
+            zones: ['us-west-2a'],
+            capacityBlock: { capacityReservationId: 'cr-0123456789abcdef0' },
+          }),
+        ),
+        { required: requiredClasses(classes.eksL4()) },
+      ),
+    want: {
+      resources: {
+        'eks-cluster': {
+          resource: nested(
+            'EKSCluster',
+            eksSpec(eksPool({ zones: ['us-west-2a'], capacityBlock: { capacityReservationId: 'cr-0123456789abcdef0' } })),
+          ),
+        },
+      },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'ICL-9 EKS EFA fabric',
+    reason: 'fabric EFA becomes the EKS pool fabric',
+    req: () =>
+      request(eksIC(pool('l4-pool', 'gpu-l4-eks', { zones: ['us-west-2a', 'us-west-2b'], fabric: { type: 'EFA' } })), {
+        required: requiredClasses(classes.eksL4()),
+      }),
+    want: {
+      resources: { 'eks-cluster': { resource: nested('EKSCluster', eksSpec(eksPool({ fabric: 'EFA' }))) } },
+      status: stdStatus([l4Pool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'ICL-10 Nebius first pass',
+    reason: 'Nebius has no region, defaults driversPreset, sets bounds only when given and passes the InfiniBand fabric',
+    req: () => request(nebiusIC(), { required: requiredClasses(classes.nebiusH100()) }),
+    want: {
+      resources: { 'nebius-cluster': { resource: nested('NebiusCluster', nebiusSpec) } },
+      status: stdStatus([h100Pool('h100-pool')]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-h100-nebius']),
+    },
+  },
+  {
+    name: 'ICL-11 Nebius ready',
+    reason: 'the Nebius identity keeps its own namespace in the ProviderConfig and the ServingStack',
+    req: () =>
+      request(nebiusIC(), {
+        required: requiredClasses(classes.nebiusH100()),
+        observed: {
+          'nebius-cluster': readyNested('NebiusCluster', nebiusSpec, [
+            kubeconfigSecret,
+            {
+              type: 'NebiusServiceAccountCredentials',
+              name: 'nebius-credentials',
+              key: 'credentials.json',
+              namespace: 'crossplane-system',
+            },
+          ]),
+        },
+      }),
+    want: {
+      resources: {
+        'nebius-cluster': { resource: nested('NebiusCluster', nebiusSpec), ready: true },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig', {
+            type: 'NebiusServiceAccountCredentials',
+            source: 'Secret',
+            secretRef: { namespace: 'crossplane-system', name: 'nebius-credentials', key: 'credentials.json' },
+          }),
+          ready: true,
+        },
+        'serving-stack': {
+          resource: expectedStack([
+            kubeconfigSecret,
+            {
+              type: 'NebiusServiceAccountCredentials',
+              name: 'nebius-credentials',
+              key: 'credentials.json',
+              namespace: 'crossplane-system',
+            },
+          ]),
+        },
+        'usage-nebius-by-backend': { resource: expectedBackendUsage('NebiusCluster'), ready: true },
+      },
+      status: stdStatus([h100Pool('h100-pool')]),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'Nebius cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-h100-nebius']),
+    },
+  },
+  {
+    name: 'ICL-12 AKS first pass',
+    reason: 'AKS pools use vmSize, keep explicit bounds, omit empty zones and map InfiniBand',
+    req: () => request(aksIC(), { required: requiredClasses(classes.aksH100()) }),
+    want: {
+      resources: { 'aks-cluster': { resource: nested('AKSCluster', aksSpec) } },
+      status: stdStatus([h100Pool('h100pool')]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-h100-aks']),
+    },
+  },
+  {
+    name: 'ICL-13 AKS ready',
+    reason: 'AKS: kubeconfig only, cache relayed',
+    req: () =>
+      request(aksIC(), {
+        required: requiredClasses(classes.aksH100()),
+        observed: { 'aks-cluster': readyNested('AKSCluster', aksSpec, [kubeconfigSecret], 'modelplane-rwx-fs') },
+      }),
+    want: {
+      resources: {
+        'aks-cluster': { resource: nested('AKSCluster', aksSpec), ready: true },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'),
+          ready: true,
+        },
+        'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
+        'usage-aks-by-backend': { resource: expectedBackendUsage('AKSCluster'), ready: true },
+      },
+      status: stdStatus([h100Pool('h100pool')], { cache: { storageClassName: 'modelplane-rwx-fs' } }),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'AKS cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-h100-aks']),
+    },
+  },
+  {
+    name: 'ICL-14 Vultr first pass (changed: multiNode false)',
+    reason: 'a Vultr class cannot serve multi-node gangs (spec/README.md item 7)',
+    req: () => request(vultrIC(), { required: requiredClasses(classes.vultrL40s()) }),
+    want: {
+      resources: { 'vultr-cluster': { resource: nested('VultrCluster', vultrSpec()) } },
+      status: stdStatus([l40sPool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l40s-vultr']),
+    },
+  },
+  {
+    name: 'ICL-14b Vultr with credentials',
+    reason: 'credentials are passed to the VultrCluster',
+    req: () =>
+      request(vultrIC({ credentials: { type: 'ProviderConfig', name: 'my-vultr-account' } }), {
+        required: requiredClasses(classes.vultrL40s()),
+      }),
+    want: {
+      resources: {
+        'vultr-cluster': {
+          resource: nested('VultrCluster', vultrSpec({ credentials: { type: 'ProviderConfig', name: 'my-vultr-account' } })),
+        },
+      },
+      status: stdStatus([l40sPool]),
+      conditions: provisioning,
+      results: [],
+      requirements: icRequirements(['gpu-l40s-vultr']),
+    },
+  },
+  {
+    name: 'ICL-15 Vultr ready',
+    reason: 'Vultr publishes no cache even when Ready',
+    req: () =>
+      request(vultrIC(), {
+        required: requiredClasses(classes.vultrL40s()),
+        observed: { 'vultr-cluster': readyNested('VultrCluster', vultrSpec(), [kubeconfigSecret]) },
+      }),
+    want: {
+      resources: {
+        'vultr-cluster': { resource: nested('VultrCluster', vultrSpec()), ready: true },
+        'cluster-provider-config-kubernetes': {
+          resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'),
+          ready: true,
+        },
+        'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
+        'usage-vultr-by-backend': { resource: expectedBackendUsage('VultrCluster'), ready: true },
+      },
+      status: stdStatus([l40sPool]),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'Vultr cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-l40s-vultr']),
+    },
+  },
+];
+
+describe('compose-inference-cluster: provisioned sources (§13.2)', () => {
+  it.each(cases)('$name', ({ req, want }) => {
+    expect(compose(req())).toStrictEqual(want);
+  });
+
+  it('names children with the verified child_name hashes (§0.3)', () => {
+    expect([childName(IC, 'cluster-kubeconfig'), childName(IC, 'serving-stack'), childName('test-backend', 'cluster')]).toEqual([
+      CPC_NAME,
+      'test-cluster-serving-stack-fd00b',
+      'test-backend-cluster-63fde',
+    ]);
+  });
+});
