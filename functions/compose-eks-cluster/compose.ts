@@ -58,7 +58,10 @@ const ALWAYS_READY = new Set(['provider-config-kubernetes', 'provider-config-hel
 
 /** Composes an EKSCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  const parsed = parseEKSCluster({ ...req.composite, spec: pruneNulls(req.composite['spec']) });
+  // Only the spec decides what is composed: status (written by us and by
+  // Crossplane) is read raw where needed and never blocks composition.
+  const { status: _status, ...xr } = req.composite;
+  const parsed = parseEKSCluster({ ...xr, spec: pruneNulls(xr['spec']) });
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {

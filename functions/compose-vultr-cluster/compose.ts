@@ -57,7 +57,10 @@ export const NODE_POOL_PREFIX = 'node-pool-';
 
 /** Composes a VultrCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  const parsed = parseVultrCluster({ ...req.composite, spec: pruneNulls(req.composite['spec']) });
+  // Only the spec decides what is composed: status (written by us and by
+  // Crossplane) is read raw where needed and never blocks composition.
+  const { status: _status, ...xr } = req.composite;
+  const parsed = parseVultrCluster({ ...xr, spec: pruneNulls(xr['spec']) });
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {
