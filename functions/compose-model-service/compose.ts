@@ -1,0 +1,185 @@
+/**
+ * compose-model-service: one OpenAI-compatible path on the control-plane
+ * InferenceGateway, weighted across the ModelEndpoints the service's
+ * selectors match (spec/model-side.md §8).
+ *
+ * Guarantees:
+ * - Requirements, declared on every call: `inference-gateway` (the
+ *   InferenceGateway named `default`) and `endpoints-<i>` per selector entry,
+ *   restricted to the service's own namespace (spec/README.md item 4: a
+ *   service never routes into another namespace; an endpoint from elsewhere
+ *   is ignored even if delivered).
+ * - An endpoint matched by several entries belongs to the first one.
+ * - One HTTPRoute (key `httproute`, name generated) on gateway
+ *   `modelplane-system/modelplane`, path prefix `/<namespace>/<name>/`, a
+ *   backendRef per endpoint whose backend exists, weighted by
+ *   {@link distribute}, with the endpoint's `rewritePath` as a URLRewrite.
+ * - `status.address` = `http://<gateway address>/<namespace>/<name>` once the
+ *   gateway has an address, else status is `{}`.
+ * - Conditions: `EndpointsResolved`, then `RoutingReady` (True
+ *   `RouteConfigured` when the gateway accepted the route and at least one
+ *   backend is live).
+ * - While a requirement is not fetched yet, nothing is said and nothing is
+ *   dropped (spec/README.md item 3). When no endpoint matches, the route
+ *   already composed is kept (spec/README.md item 2; the reference composed
+ *   nothing, so Crossplane deleted the route).
+ */
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  condition,
+  emptyResult,
+  getPath,
+  type JsonObject,
+  keepObserved,
+  type KubeObject,
+  readRequired,
+  warning,
+} from '../lib/function.js';
+import { defaultPort, parseEndpointUrl } from '../compose-model-endpoint/url.js';
+import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
+import { distribute } from './weights.js';
+
+/** Condition types, reasons and messages. */
+export const EndpointsResolved = 'EndpointsResolved';
+export const RoutingReady = 'RoutingReady';
+export const Reason = {
+  NoEndpoints: 'NoEndpoints',
+  InvalidSpec: 'InvalidSpec',
+  Resolved: 'Resolved',
+  RouteConfigured: 'RouteConfigured',
+  Configuring: 'Configuring',
+} as const;
+export const msgNoEndpoints = 'No ModelEndpoints matched the configured selectors';
+export const msgMatched = (n: number, waiting: number): string =>
+  `Matched ${n} endpoint(s)${waiting > 0 ? `; ${waiting} waiting for Backend` : ''}`;
+
+/** The control-plane Gateway every service route attaches to. */
+export const GATEWAY_REF = { name: 'modelplane', namespace: 'modelplane-system' } as const;
+
+interface Entry {
+  weight: number;
+  endpoints: KubeObject[];
+}
+
+/** The service's selector entries, each with the endpoints it owns (first match wins). */
+function group(req: ComposeRequest, namespace: string, entries: ModelServiceEndpoint[]): Entry[] {
+  const taken = new Set<string>();
+  return entries.map((e, i) => {
+    const read = readRequired(req, `endpoints-${i}`);
+    const items = read.state === 'present' ? read.items : [];
+    const endpoints: KubeObject[] = [];
+    for (const ep of items) {
+      if ((ep.metadata?.namespace ?? '') !== namespace) continue;
+      const key = `${ep.metadata?.namespace ?? ''}/${ep.metadata?.name ?? ''}`;
+      if (taken.has(key)) continue;
+      taken.add(key);
+      endpoints.push(ep);
+    }
+    return { weight: e.weight, endpoints };
+  });
+}
+
+function backendName(ep: KubeObject): string | undefined {
+  const n = getPath(ep, 'status', 'routing', 'backendName');
+  return typeof n === 'string' && n !== '' ? n : undefined;
+}
+
+function portOf(ep: KubeObject): number {
+  const url = String(getPath(ep, 'spec', 'url') ?? '');
+  return parseEndpointUrl(url)?.port ?? defaultPort(url.toLowerCase().startsWith('https:') ? 'https' : 'http');
+}
+
+function backendRefs(entries: Entry[]): JsonObject[] {
+  const live = entries
+    .map((e) => ({ weight: e.weight, endpoints: e.endpoints.filter((ep) => backendName(ep) !== undefined) }))
+    .filter((e) => e.endpoints.length > 0);
+  const weights = distribute(live.map((e) => ({ weight: e.weight, count: e.endpoints.length })));
+  return live.flatMap((e, g) =>
+    e.endpoints.map((ep, i) => {
+      const ref: JsonObject = { name: backendName(ep), port: portOf(ep), weight: weights[g]![i]! };
+      const rewrite = getPath(ep, 'spec', 'rewritePath');
+      if (typeof rewrite === 'string' && rewrite !== '') {
+        ref['filters'] = [
+          { type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: rewrite } } },
+        ];
+      }
+      return ref;
+    }),
+  );
+}
+
+function accepted(route: KubeObject | undefined): boolean {
+  const parents = getPath(route, 'status', 'parents');
+  if (!Array.isArray(parents)) return false;
+  return parents.some((p) => {
+    const conditions = getPath(p, 'conditions');
+    return Array.isArray(conditions) && conditions.some((c) => c?.type === 'Accepted' && c?.status === 'True');
+  });
+}
+
+/** Composes a ModelService. */
+export function compose(req: ComposeRequest): ComposeResult {
+  const result = emptyResult();
+  const name = req.composite.metadata?.name ?? '';
+  const namespace = req.composite.metadata?.namespace ?? '';
+  result.requirements['inference-gateway'] = {
+    apiVersion: 'modelplane.ai/v1alpha1',
+    kind: 'InferenceGateway',
+    matchName: 'default',
+  };
+  const parsed = parseModelService(req.composite);
+  if (!parsed.success) {
+    const message = formatZodIssues('', parsed.error);
+    result.resources = keepObserved(req.observed);
+    result.conditions.push(condition(EndpointsResolved, false, Reason.InvalidSpec, message));
+    result.results.push(warning(message));
+    return result;
+  }
+  const entries = parsed.data.spec.endpoints;
+  entries.forEach((e, i) => {
+    result.requirements[`endpoints-${i}`] = {
+      apiVersion: 'modelplane.ai/v1alpha1',
+      kind: 'ModelEndpoint',
+      matchLabels: { ...e.selector.matchLabels },
+      namespace,
+    };
+  });
+  const names = Object.keys(result.requirements);
+  if (names.some((n) => readRequired(req, n).state === 'pending')) {
+    result.resources = keepObserved(req.observed);
+    return result;
+  }
+
+  const gateway = readRequired(req, 'inference-gateway');
+  const address = gateway.state === 'present' ? getPath(gateway.items[0], 'status', 'address') : undefined;
+  result.status = typeof address === 'string' && address !== '' ? { address: `http://${address}/${namespace}/${name}` } : {};
+
+  const grouped = group(req, namespace, entries);
+  const all = grouped.flatMap((g) => g.endpoints);
+  if (all.length === 0) {
+    result.resources = keepObserved(req.observed);
+    result.conditions.push(condition(EndpointsResolved, false, Reason.NoEndpoints, msgNoEndpoints));
+    result.results.push(warning(msgNoEndpoints));
+    return result;
+  }
+  const waiting = all.filter((ep) => backendName(ep) === undefined).length;
+  result.conditions.push(condition(EndpointsResolved, true, Reason.Resolved, msgMatched(all.length, waiting)));
+
+  const refs = backendRefs(grouped);
+  const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
+  if (refs.length > 0) rule['backendRefs'] = refs;
+  const route: KubeObject = {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { namespace },
+    spec: { parentRefs: [{ ...GATEWAY_REF }], rules: [rule] },
+  };
+  const routed = accepted(req.observed['httproute']?.resource) && refs.length > 0;
+  result.resources['httproute'] = routed ? { resource: route, ready: true } : { resource: route };
+  result.conditions.push(
+    routed ? condition(RoutingReady, true, Reason.RouteConfigured) : condition(RoutingReady, false, Reason.Configuring),
+  );
+  return result;
+}

@@ -1,0 +1,349 @@
+/**
+ * compose-model-service: every acceptance case of model-side.md §11.7, the
+ * namespace boundary of README item 4, the first-fetch and no-endpoint paths
+ * of README items 2 and 3, and the weight vectors of §8.
+ */
+import { describe, expect, it } from 'vitest';
+import { compose } from '../../functions/compose-model-service/compose.js';
+import { distribute, roundHalfEven } from '../../functions/compose-model-service/weights.js';
+import { type ComposeRequest, type ComposeResult, getPath, type JsonObject, type KubeObject } from '../../functions/lib/function.js';
+import { inferenceGateway, modelEndpoint, modelService, NS, observed, request } from '../builders/serving.js';
+
+const svc = (entries?: Parameters<typeof modelService>[1]) => modelService('test-service', entries);
+
+const requirements = (...selectors: Record<string, string>[]) => ({
+  'inference-gateway': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', matchName: 'default' },
+  ...Object.fromEntries(
+    selectors.map((matchLabels, i) => [
+      `endpoints-${i}`,
+      { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelEndpoint', matchLabels, namespace: NS },
+    ]),
+  ),
+});
+
+const ref = (name: string, weight: number, o: { port?: number; rewrite?: string } = {}): JsonObject => ({
+  name,
+  port: o.port ?? 80,
+  weight,
+  ...(o.rewrite
+    ? { filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: o.rewrite } } }] }
+    : {}),
+});
+
+const route = (refs: JsonObject[], namespace = NS, name = 'test-service'): KubeObject => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'HTTPRoute',
+  metadata: { namespace },
+  spec: {
+    parentRefs: [{ name: 'modelplane', namespace: 'modelplane-system' }],
+    rules: [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }],
+        ...(refs.length > 0 ? { backendRefs: refs } : {}),
+      },
+    ],
+  },
+});
+
+const resolved = (message: string) => ({ type: 'EndpointsResolved', status: 'True', reason: 'Resolved', message }) as const;
+const configuring = { type: 'RoutingReady', status: 'False', reason: 'Configuring' } as const;
+const address = { address: 'http://34.55.100.10/ml-team/test-service' };
+const ep = (name: string, backendName: string | undefined, o: Parameters<typeof modelEndpoint>[1] = {}) =>
+  modelEndpoint(name, { ...(backendName ? { backendName } : {}), ...o });
+
+/** Weighted groups: `n` live endpoints labelled `group=<g>`. */
+const groupOf = (g: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ep(`${g}-${i}`, `${g}-svc-${i}`, { labels: { group: g } }));
+
+interface Case {
+  name: string;
+  reason: string;
+  req: () => ComposeRequest;
+  want: ComposeResult;
+}
+
+const weighted = (
+  name: string,
+  reason: string,
+  entries: { weight?: number; labels: Record<string, string> }[],
+  groups: KubeObject[][],
+  weights: number[],
+): Case => {
+  const all = groups.flat();
+  return {
+    name,
+    reason,
+    req: () =>
+      request(svc(entries), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          ...Object.fromEntries(groups.map((g, i) => [`endpoints-${i}`, g])),
+        },
+      }),
+    want: {
+      resources: {
+        httproute: { resource: route(all.map((e, i) => ref(String(getPath(e, 'status', 'routing', 'backendName')), weights[i]!))) },
+      },
+      status: address,
+      conditions: [resolved(`Matched ${all.length} endpoint(s)`), configuring],
+      results: [],
+      requirements: requirements(...entries.map((e) => e.labels)),
+    },
+  };
+};
+
+const cases: Case[] = [
+  {
+    name: 'one ready endpoint',
+    reason: 'the backendRef carries the backend Service, the URL port, weight 1 and the rewrite',
+    req: () =>
+      request(svc(), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/v1/' })],
+        },
+      }),
+    want: {
+      resources: { httproute: { resource: route([ref('svc-1', 1, { rewrite: '/v1/' })]) } },
+      status: address,
+      conditions: [resolved('Matched 1 endpoint(s)'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'no endpoints',
+    reason: 'fetched and empty: NoEndpoints and a Warning; nothing observed, so nothing composed',
+    req: () => request(svc(), { required: { 'inference-gateway': [], 'endpoints-0': [] } }),
+    want: {
+      resources: {},
+      status: {},
+      conditions: [
+        {
+          type: 'EndpointsResolved',
+          status: 'False',
+          reason: 'NoEndpoints',
+          message: 'No ModelEndpoints matched the configured selectors',
+        },
+      ],
+      results: [{ severity: 'Warning', message: 'No ModelEndpoints matched the configured selectors' }],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'no endpoints keeps the route',
+    reason: 'README item 2: endpoints briefly gone (a replica restarting) must not delete the route',
+    req: () =>
+      request(svc(), {
+        observed: { httproute: observed({ ...route([ref('svc-1', 1)]), metadata: { name: 'test-service-abcde', namespace: NS } }) },
+        required: { 'inference-gateway': [inferenceGateway()], 'endpoints-0': [] },
+      }),
+    want: {
+      resources: {
+        httproute: { resource: { ...route([ref('svc-1', 1)]), metadata: { name: 'test-service-abcde', namespace: NS } } },
+      },
+      status: address,
+      conditions: [
+        {
+          type: 'EndpointsResolved',
+          status: 'False',
+          reason: 'NoEndpoints',
+          message: 'No ModelEndpoints matched the configured selectors',
+        },
+      ],
+      results: [{ severity: 'Warning', message: 'No ModelEndpoints matched the configured selectors' }],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'first call',
+    reason: 'README item 3: nothing fetched yet: ask, say nothing, drop nothing',
+    req: () => request(svc()),
+    want: { resources: {}, conditions: [], results: [], requirements: requirements({ app: 'test' }) },
+  },
+  {
+    name: 'endpoint without backend',
+    reason: 'matched but its Service is not there yet: no backendRefs, counted as waiting',
+    req: () =>
+      request(svc(), { required: { 'inference-gateway': [inferenceGateway()], 'endpoints-0': [ep('ep-1', undefined)] } }),
+    want: {
+      resources: { httproute: { resource: route([]) } },
+      status: address,
+      conditions: [resolved('Matched 1 endpoint(s); 1 waiting for Backend'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'two endpoints, same rewrite',
+    reason: 'one rule, two refs, weight 1 each',
+    req: () =>
+      request(svc(), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/v1/' }), ep('ep-2', 'svc-2', { rewritePath: '/v1/' })],
+        },
+      }),
+    want: {
+      resources: {
+        httproute: { resource: route([ref('svc-1', 1, { rewrite: '/v1/' }), ref('svc-2', 1, { rewrite: '/v1/' })]) },
+      },
+      status: address,
+      conditions: [resolved('Matched 2 endpoint(s)'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'different rewrites, https provider',
+    reason: 'an https URL routes on 443 and each ref carries its own rewrite',
+    req: () =>
+      request(svc(), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          'endpoints-0': [
+            ep('ep-1', 'svc-1', { rewritePath: '/ml-team/r-1/' }),
+            ep('groq', 'groq-svc', { url: 'https://api.groq.com/openai/v1', rewritePath: '/openai/v1/' }),
+          ],
+        },
+      }),
+    want: {
+      resources: {
+        httproute: {
+          resource: route([
+            ref('svc-1', 1, { rewrite: '/ml-team/r-1/' }),
+            ref('groq-svc', 1, { port: 443, rewrite: '/openai/v1/' }),
+          ]),
+        },
+      },
+      status: address,
+      conditions: [resolved('Matched 2 endpoint(s)'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  weighted(
+    '80/20 over 3 + 1',
+    'per-selector weight split evenly, first endpoints take the remainder; no rewritePath, no filters',
+    [
+      { weight: 80, labels: { group: 'a' } },
+      { weight: 20, labels: { group: 'b' } },
+    ],
+    [groupOf('a', 3), groupOf('b', 1)],
+    [27, 27, 26, 20],
+  ),
+  weighted(
+    'default weight over 2 + weight 3 over 1',
+    'scaled so no endpoint gets 0',
+    [{ labels: { group: 'a' } }, { weight: 3, labels: { group: 'b' } }],
+    [groupOf('a', 2), groupOf('b', 1)],
+    [1, 1, 6],
+  ),
+  weighted(
+    '2 and 2',
+    'GCD-reduced',
+    [
+      { weight: 2, labels: { group: 'a' } },
+      { weight: 2, labels: { group: 'b' } },
+    ],
+    [groupOf('a', 1), groupOf('b', 1)],
+    [1, 1],
+  ),
+  weighted(
+    '1,000,000 over 1 + 1 over 2',
+    'rescaled into the Gateway API cap, never below 1',
+    [
+      { weight: 1_000_000, labels: { group: 'a' } },
+      { weight: 1, labels: { group: 'b' } },
+    ],
+    [groupOf('a', 1), groupOf('b', 2)],
+    [1_000_000, 1, 1],
+  ),
+  {
+    name: 'namespace boundary',
+    reason: 'README item 4: an endpoint of namespace b is never routed from namespace a, even if delivered',
+    req: () =>
+      request(modelService('test-service', [{ labels: { app: 'test' } }], 'a'), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          'endpoints-0': [ep('mine', 'svc-a', { namespace: 'a' }), ep('theirs', 'svc-b', { namespace: 'b' })],
+        },
+      }),
+    want: {
+      resources: { httproute: { resource: route([ref('svc-a', 1)], 'a') } },
+      status: { address: 'http://34.55.100.10/a/test-service' },
+      conditions: [resolved('Matched 1 endpoint(s)'), configuring],
+      results: [],
+      requirements: {
+        'inference-gateway': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', matchName: 'default' },
+        'endpoints-0': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelEndpoint', matchLabels: { app: 'test' }, namespace: 'a' },
+      },
+    },
+  },
+  {
+    name: 'first selector wins, route accepted',
+    reason: 'an endpoint matched twice belongs to the first entry; an Accepted route with a live backend is ready',
+    req: () =>
+      request(
+        svc([
+          { weight: 1, labels: { app: 'test' } },
+          { weight: 1, labels: { tier: 'x' } },
+        ]),
+        {
+          observed: {
+            httproute: observed({
+              ...route([ref('svc-1', 1)]),
+              status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }] }] },
+            }),
+          },
+          required: {
+            'inference-gateway': [inferenceGateway()],
+            'endpoints-0': [ep('ep-1', 'svc-1')],
+            'endpoints-1': [ep('ep-1', 'svc-1', { labels: { app: 'test', tier: 'x' } })],
+          },
+        },
+      ),
+    want: {
+      resources: { httproute: { resource: route([ref('svc-1', 1)]), ready: true } },
+      status: address,
+      conditions: [resolved('Matched 1 endpoint(s)'), { type: 'RoutingReady', status: 'True', reason: 'RouteConfigured' }],
+      results: [],
+      requirements: requirements({ app: 'test' }, { tier: 'x' }),
+    },
+  },
+  {
+    name: 'gateway without address',
+    reason: 'the route is composed regardless; status stays empty until the gateway has an address',
+    req: () =>
+      request(svc(), { required: { 'inference-gateway': [inferenceGateway(null)], 'endpoints-0': [ep('ep-1', 'svc-1')] } }),
+    want: {
+      resources: { httproute: { resource: route([ref('svc-1', 1)]) } },
+      status: {},
+      conditions: [resolved('Matched 1 endpoint(s)'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+];
+
+describe('compose-model-service (model-side.md §11.7)', () => {
+  it.each(cases)('$name: $reason', ({ req, want }) => {
+    expect(compose(req())).toStrictEqual(want);
+  });
+});
+
+describe('distribute: the reference vectors of §8', () => {
+  it.each([
+    [[{ weight: 80, count: 3 }, { weight: 20, count: 1 }], [[27, 27, 26], [20]]],
+    [[{ weight: 1, count: 2 }, { weight: 3, count: 1 }], [[1, 1], [6]]],
+    [[{ weight: 2, count: 1 }, { weight: 2, count: 1 }], [[1], [1]]],
+    [[{ weight: 1_000_000, count: 1 }, { weight: 1, count: 2 }], [[1_000_000], [1, 1]]],
+    [[{ weight: 1, count: 5 }], [[1, 1, 1, 1, 1]]],
+    [[], []],
+  ])('%j -> %j', (groups, want) => {
+    expect(distribute(groups)).toStrictEqual(want);
+  });
+  it('rounds half to even like Python', () => {
+    expect([0.5, 1.5, 2.5, 3.5, 2.4, 2.6].map(roundHalfEven)).toStrictEqual([0, 2, 2, 4, 2, 3]);
+  });
+});
