@@ -70,7 +70,7 @@ function packageFiles(root: string): string[] {
  */
 export function configurationDocuments(root = REPO_ROOT): { documents: KubeObject[]; skipped: string[] } {
   const meta = readDocs(join(root, 'crossplane.yaml'))[0];
-  if (!meta || meta.kind !== 'Configuration') throw new UserError('crossplane.yaml: want one meta.pkg.crossplane.io/v1 Configuration');
+  if (meta?.kind !== 'Configuration') throw new UserError('crossplane.yaml: want one meta.pkg.crossplane.io/v1 Configuration');
   const spec = meta['spec'] as { dependsOn?: JsonObject[] };
   spec.dependsOn = [
     ...(spec.dependsOn ?? []),

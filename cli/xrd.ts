@@ -1,13 +1,17 @@
 /**
  * `--xrd PATH`: check the XR against its XRD and apply the schema's defaults
  * before rendering, as `crossplane render --xrd` does (crossplane.md §2.2).
+ * Validation is `crossplane resource validate`'s: OpenAPI, unknown fields,
+ * and the `x-kubernetes-validations` rules (functions/lib/schema).
  */
 import type { KubeObject } from '../functions/lib/function.js';
+import { formatFieldError, validateObject, type Xrd, xrdToCrdSchema } from '../functions/lib/schema/index.js';
 import { loadOne, UserError } from './load.js';
 
 /**
  * Returns the XR with its XRD's defaults applied.
- * @throws UserError when the XRD is not for this XR's group/kind, or the XR is invalid against it.
+ * @throws UserError when the XRD is not for this XR's group/kind, or naming the
+ * first invalid field of the XR (`<xr file>: <field>: <problem>`).
  */
 export function applyXrd(xr: KubeObject, xrdPath: string, xrPath: string): KubeObject {
   const xrd = loadOne(xrdPath, 'CompositeResourceDefinition');
@@ -19,5 +23,15 @@ export function applyXrd(xr: KubeObject, xrdPath: string, xrPath: string): KubeO
   if (spec.group !== group || spec.names?.kind !== xr.kind) {
     throw new UserError(`${xrPath}: XR is ${xr.apiVersion}/${xr.kind}, but ${xrdPath} defines ${spec.group}/${spec.names?.kind}`);
   }
-  return xr;
+  const kind = xrdToCrdSchema(xrd as unknown as Xrd);
+  if (kind.apiVersion !== xr.apiVersion) {
+    throw new UserError(`${xrPath}: apiVersion ${xr.apiVersion} is not the referenceable version ${kind.apiVersion} of ${xrdPath}`);
+  }
+  const result = validateObject(kind.schema, xr, { scope: kind.scope });
+  const first = result.errors[0];
+  if (first) {
+    const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
+    throw new UserError(`${xrPath}: ${formatFieldError(first)}${more}`);
+  }
+  return result.value as KubeObject;
 }
