@@ -18,12 +18,16 @@ import {
   isReady,
   type JsonObject,
   type KubeObject,
-  keepObserved,
   type ObservedResource,
 } from '../lib/function.js';
 import { childName } from '../lib/names.js';
-import { clusterProviderConfig, type ProviderConfigCredentials, usage } from '../lib/objects.js';
-import { clusterUsage } from '../lib/objects.js';
+import {
+  clusterProviderConfig,
+  clusterUsage,
+  keepObservedComposed,
+  type ProviderConfigCredentials,
+  usage,
+} from '../lib/objects.js';
 import { INFRA_API_VERSION, SYSTEM_NAMESPACE } from './cloud.js';
 
 /** Desired-resource keys. */
@@ -112,7 +116,7 @@ export function keepChildren(observed: Record<string, ObservedResource>, only?: 
     const o = observed[key];
     if (o) picked[key] = o;
   }
-  const kept = keepObserved(picked);
+  const kept = keepObservedComposed(picked);
   for (const d of Object.values(kept)) {
     const spec = d.resource['spec'];
     if (spec && typeof spec === 'object' && 'crossplane' in spec && d.resource.apiVersion.includes('modelplane.ai/')) {

@@ -31,7 +31,6 @@ import {
   getPath,
   isReady,
   type KubeObject,
-  keepObserved,
   normal,
   warning,
 } from '../lib/function.js';
@@ -50,6 +49,7 @@ import {
   pcUsage,
   traefikRelease,
 } from './resources.js';
+import { keepObservedComposed } from '../lib/objects.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
 export const MSG_TRAEFIK_READY = 'Traefik ready, composing Gateway';
@@ -63,7 +63,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const traefik = getPath(req.composite, 'spec', 'traefik') as Record<string, unknown> | undefined;
   const version = traefik?.['version'];
   if (!traefik || typeof version !== 'string' || version === '') {
-    result.resources = keepObserved(observed);
+    result.resources = keepObservedComposed(observed);
     result.conditions.push(condition('ControllerReady', false, 'InvalidSpec', ERR_NO_TRAEFIK));
     result.results.push(warning(ERR_NO_TRAEFIK));
     return result;

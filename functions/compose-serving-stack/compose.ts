@@ -31,13 +31,13 @@ import {
   getPath,
   isReady,
   type KubeObject,
-  keepObserved,
   warning,
 } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import {
   HELM_API_VERSION,
   KUBERNETES_API_VERSION,
+  keepObservedComposed,
   type ProviderConfigCredentials,
   type ProviderConfigRef,
   providerConfig,
@@ -126,7 +126,7 @@ export function compose(req: ComposeRequest): ComposeResult {
       result.results.push(fatal(read.problem));
       return result;
     }
-    result.resources = keepObserved(req.observed);
+    result.resources = keepObservedComposed(req.observed);
     result.conditions.push(condition('Accepted', false, 'InvalidSpec', read.problem));
     result.results.push(warning(read.problem));
     return result;

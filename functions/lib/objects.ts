@@ -17,7 +17,7 @@
  * - No `metadata.name` unless asked: Crossplane names composed resources
  *   deterministically (crossplane.md §1.5 step 4).
  */
-import type { JsonObject, KubeObject, ObjectMeta } from './function.js';
+import { type DesiredResource, type JsonObject, type KubeObject, keepObserved, type ObjectMeta, type ObservedResource } from './function.js';
 
 /** provider-helm's managed API (namespaced Release, ProviderConfig). */
 export const HELM_API_VERSION = 'helm.m.crossplane.io/v1beta1';
@@ -265,4 +265,26 @@ export function clusterUsage(opts: UsageOptions): KubeObject {
 export function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** The annotation provider-helm (and every Crossplane provider) takes the external name from. */
+export const EXTERNAL_NAME_ANNOTATION = 'crossplane.io/external-name';
+
+/**
+ * {@link keepObserved} for composed managed resources: observed children
+ * passed through as desired, but keeping `crossplane.io/external-name`, which
+ * `keepObserved` drops with Crossplane's other annotations. Dropping it would
+ * release our ownership of the field, and a Release would fall back to its
+ * generated name: a re-install under another release name.
+ */
+export function keepObservedComposed(observed: Record<string, ObservedResource>): Record<string, DesiredResource> {
+  const kept = keepObserved(observed);
+  for (const [key, d] of Object.entries(kept)) {
+    const name = observed[key]?.resource.metadata?.annotations?.[EXTERNAL_NAME_ANNOTATION];
+    if (name === undefined) continue;
+    const meta = { ...(d.resource.metadata ?? {}) };
+    meta.annotations = { ...(meta.annotations ?? {}), [EXTERNAL_NAME_ANNOTATION]: name };
+    d.resource.metadata = meta;
+  }
+  return kept;
 }

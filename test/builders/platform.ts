@@ -5,7 +5,14 @@
  * except the few shapes every case repeats (also literal here, never built
  * with production code).
  */
-import type { ComposeRequest, DesiredResource, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
+import type {
+  ComposeRequest,
+  DesiredResource,
+  JsonObject,
+  KubeObject,
+  ObservedResource,
+  ResourceSelector,
+} from '../../functions/lib/function.js';
 
 /** Name of every InferenceCluster in the acceptance cases. */
 export const IC = 'test-cluster';
@@ -131,7 +138,10 @@ export function replica(namespace: string, name: string): KubeObject {
 }
 
 /** Requirements of an InferenceCluster `test-cluster` using these classes (plus any extra). */
-export function icRequirements(classNames: string[], extra: Record<string, JsonObject> = {}): Record<string, JsonObject> {
+export function icRequirements(
+  classNames: string[],
+  extra: Record<string, ResourceSelector> = {},
+): Record<string, ResourceSelector> {
   return {
     'model-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/cluster': IC } },
     ...Object.fromEntries(
@@ -142,7 +152,7 @@ export function icRequirements(classNames: string[], extra: Record<string, JsonO
 }
 
 /** The kubeconfig Secret requirement of an Existing cluster. */
-export function secretRequirement(name: string): Record<string, JsonObject> {
+export function secretRequirement(name: string): Record<string, ResourceSelector> {
   return { 'kubeconfig-secret': { apiVersion: 'v1', kind: 'Secret', matchName: name, namespace: 'modelplane-system' } };
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-inference-cluster/compose.js';
-import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import type { ComposeRequest, ComposeResult, Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { childName } from '../../functions/lib/names.js';
 import {
   CPC_NAME,
@@ -32,11 +32,11 @@ interface Case {
   want: ComposeResult;
 }
 
-const provisioning = [
+const provisioning: Condition[] = [
   { type: 'ClusterReady', status: 'False', reason: 'Provisioning' },
   { type: 'BackendReady', status: 'False', reason: 'WaitingForCluster' },
 ];
-const running = [
+const running: Condition[] = [
   { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
 ];

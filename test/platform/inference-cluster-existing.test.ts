@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-inference-cluster/compose.js';
-import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import type { ComposeRequest, ComposeResult, Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import {
   classes,
   cond,
@@ -36,7 +36,7 @@ const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
 const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
-const running = [
+const running: Condition[] = [
   { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
 ];

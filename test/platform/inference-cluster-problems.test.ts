@@ -1,0 +1,220 @@
+/**
+ * compose-inference-cluster, user errors on provisioned sources
+ * (platform-side.md §13.6 extra cases; spec/README.md item 2): each error is
+ * one ClusterReady condition and a Warning naming the field and the fix, and
+ * nothing already composed is dropped.
+ */
+import { describe, expect, it } from 'vitest';
+import { compose } from '../../functions/compose-inference-cluster/compose.js';
+import type { ComposeRequest, ComposeResult, Condition, JsonObject, KubeObject, Result } from '../../functions/lib/function.js';
+import {
+  classes,
+  cond,
+  expectedBackendUsage,
+  expectedCpc,
+  expectedStack,
+  gpuDevice,
+  IC,
+  icRequirements,
+  inferenceCluster,
+  observed,
+  pool,
+  request,
+  requiredClasses,
+  stdStatus,
+} from '../builders/platform.js';
+
+interface Case {
+  name: string;
+  reason: string;
+  req: () => ComposeRequest;
+  want: ComposeResult;
+}
+
+const eks = { source: 'EKS', eks: { region: 'us-west-2' } };
+const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+const invalid = (message: string): { conditions: Condition[]; results: Result[] } => ({
+  conditions: [
+    { type: 'ClusterReady', status: 'False', reason: 'InvalidNodePool', message },
+    { type: 'BackendReady', status: 'False', reason: 'WaitingForCluster' },
+  ],
+  results: [{ severity: 'Warning', message }],
+});
+/** A nested EKSCluster as it was composed on an earlier pass (the spec Crossplane's block and status strip). */
+const earlierEks = (): KubeObject => ({
+  apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
+  kind: 'EKSCluster',
+  metadata: { name: IC, namespace: 'modelplane-system' },
+  spec: {
+    region: 'us-west-2',
+    kubernetesVersion: '1.36',
+    nodePools: [{ name: 'l4-pool', role: 'GPU', instanceType: 'g6.xlarge', gpu: { acceleratorType: 'nvidia-l4' }, zones: ['us-west-2a'] }],
+  },
+});
+const withCrossplane = (o: KubeObject): KubeObject => ({
+  ...o,
+  spec: { ...(o['spec'] as JsonObject), crossplane: { compositionRef: { name: 'eksclusters.infrastructure.modelplane.ai' } } },
+});
+const kubeconfig = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', key: 'kubeconfig' };
+
+const cases: Case[] = [
+  {
+    name: 'class without the cloud provisioning block',
+    reason: 'the reference InvalidNodePool text; the nested XR is not composed before it can be valid; one ClusterReady',
+    req: () => request(inferenceCluster(eks, [pool('l4-pool', 'gpu-l4', { zones: ['us-west-2a'] })]), { required: requiredClasses(classes.gkeL4()) }),
+    want: {
+      resources: {},
+      status: stdStatus([l4Pool]),
+      ...invalid('InferenceClass gpu-l4 has no EKS provisioning block'),
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'missing class keeps the nested XR',
+    reason: 'the observed EKSCluster passes through unchanged (without Crossplane-owned spec.crossplane); no pool is published',
+    req: () =>
+      request(inferenceCluster(eks, [pool('l4-pool', 'gone', { zones: ['us-west-2a'] })]), {
+        required: { 'class-gone': [] },
+        observed: { 'eks-cluster': observed(withCrossplane(earlierEks()), {}, [cond('Ready', 'False')]) },
+      }),
+    want: {
+      resources: { 'eks-cluster': { resource: earlierEks() } },
+      status: stdStatus([]),
+      conditions: [
+        {
+          type: 'ClusterReady',
+          status: 'False',
+          reason: 'ClassNotFound',
+          message: 'InferenceClass gone not found (spec.nodePools[0].className); create it or change the className',
+        },
+        { type: 'BackendReady', status: 'False', reason: 'WaitingForCluster' },
+      ],
+      results: [
+        { severity: 'Warning', message: 'InferenceClass gone not found (spec.nodePools[0].className); create it or change the className' },
+      ],
+      requirements: icRequirements(['gone']),
+    },
+  },
+  {
+    name: 'EKS pool without zones',
+    reason: 'the EKSCluster XRD requires zones on GPU pools; say so instead of composing an XR the API server rejects',
+    req: () => request(inferenceCluster(eks, [pool('l4-pool', 'gpu-l4-eks')]), { required: requiredClasses(classes.eksL4()) }),
+    want: {
+      resources: {},
+      status: stdStatus([l4Pool]),
+      ...invalid("spec.nodePools[0].zones is required when spec.cluster.source is EKS; list the pool's zones"),
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'AKS pool name',
+    reason: 'AKS agent pool names are ^[a-z][a-z0-9]{0,11}$',
+    req: () =>
+      request(inferenceCluster({ source: 'AKS', aks: { location: 'westeurope' } }, [pool('gpu-h100', 'gpu-h100-aks')]), {
+        required: requiredClasses(classes.aksH100()),
+      }),
+    want: {
+      resources: {},
+      status: stdStatus([{ name: 'gpu-h100', nodes: 4, devices: [gpuDevice(8, '81559Mi')] }]),
+      ...invalid('spec.nodePools[0].name gpu-h100 must match ^[a-z][a-z0-9]{0,11}$ when spec.cluster.source is AKS; rename the pool'),
+      requirements: icRequirements(['gpu-h100-aks']),
+    },
+  },
+  {
+    name: 'Nebius minNodeCount without maxNodeCount',
+    reason: 'the NebiusCluster XRD rule, named on the InferenceCluster field',
+    req: () =>
+      request(
+        inferenceCluster({ source: 'Nebius', nebius: {} }, [pool('h100', 'gpu-h100-nebius', { minNodeCount: 1, maxNodeCount: undefined })]),
+        { required: requiredClasses(classes.nebiusH100()) },
+      ),
+    want: {
+      resources: {},
+      status: stdStatus([{ name: 'h100', nodes: 2, devices: [gpuDevice(8, '81559Mi')] }]),
+      ...invalid(
+        'spec.nodePools[0].maxNodeCount is required when minNodeCount is set and spec.cluster.source is Nebius; set maxNodeCount or drop minNodeCount',
+      ),
+      requirements: icRequirements(['gpu-h100-nebius']),
+    },
+  },
+  {
+    name: 'GKE block missing',
+    reason: 'the reference warning, kept as a hold',
+    req: () =>
+      request(inferenceCluster({ source: 'GKE' }, [pool('l4-pool', 'gpu-l4', { zones: ['a'] })]), { required: requiredClasses(classes.gkeL4()) }),
+    want: {
+      resources: {},
+      conditions: [
+        { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'GKE configuration is required when source is GKE' },
+      ],
+      results: [{ severity: 'Warning', message: 'GKE configuration is required when source is GKE' }],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'unsupported source',
+    reason: 'the reference warning for a source outside the enum',
+    req: () => request(inferenceCluster({ source: 'OCI' }, [pool('l4-pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
+    want: {
+      resources: {},
+      conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'unsupported cluster source: OCI' }],
+      results: [{ severity: 'Warning', message: 'unsupported cluster source: OCI' }],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
+    name: 'cluster not Ready, backend already installed',
+    reason: 'ServingStack secrets fall back to its observed spec; the ProviderConfig and Usage stay',
+    req: () =>
+      request(inferenceCluster(eks, [pool('l4-pool', 'gpu-l4-eks', { zones: ['us-west-2a'] })]), {
+        required: requiredClasses(classes.eksL4()),
+        observed: {
+          'eks-cluster': observed(earlierEks(), { secrets: [kubeconfig] }, [cond('Ready', 'False')]),
+          'cluster-provider-config-kubernetes': observed(expectedCpc(kubeconfig.name, 'kubeconfig')),
+          'serving-stack': observed(expectedStack([kubeconfig]), { gateway: { address: '10.1.2.3' } }, [cond('Ready')]),
+        },
+      }),
+    want: {
+      resources: {
+        'eks-cluster': {
+          resource: {
+            ...earlierEks(),
+            spec: {
+              region: 'us-west-2',
+              kubernetesVersion: '1.36',
+              nodePools: [
+                {
+                  name: 'l4-pool',
+                  role: 'GPU',
+                  instanceType: 'g6.xlarge',
+                  diskSizeGb: 100,
+                  nodeCount: 2,
+                  minNodeCount: null,
+                  maxNodeCount: 4,
+                  gpu: { acceleratorType: 'nvidia-l4' },
+                  zones: ['us-west-2a'],
+                },
+              ],
+            },
+          },
+        },
+        'cluster-provider-config-kubernetes': { resource: expectedCpc(kubeconfig.name, 'kubeconfig'), ready: true },
+        'serving-stack': { resource: expectedStack([kubeconfig]), ready: true },
+        'usage-eks-by-backend': { resource: expectedBackendUsage('EKSCluster'), ready: true },
+      },
+      status: stdStatus([l4Pool], { gateway: { address: '10.1.2.3' } }),
+      conditions: [
+        { type: 'ClusterReady', status: 'False', reason: 'Provisioning' },
+        { type: 'BackendReady', status: 'True', reason: 'WaitingForCluster' },
+      ],
+      results: [],
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+];
+
+describe('compose-inference-cluster: user errors never tear down', () => {
+  it.each(cases)('$name', ({ req, want }) => {
+    expect(compose(req())).toStrictEqual(want);
+  });
+});
