@@ -67,8 +67,8 @@ describe('encodeResponse / decodeRequest', () => {
   });
 
   it('tells the three states of a requirement apart', () => {
-    const item = { resource: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', metadata: { name: 'b' } } };
-    const item2 = { resource: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', metadata: { name: 'a' } } };
+    const item = { resource: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', metadata: { name: 'b' } }, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
+    const item2 = { resource: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceClass', metadata: { name: 'a' } }, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
     expect(readRequired(decodeRequest(request()), 'classes')).toEqual({ state: 'pending' });
     expect(readRequired(decodeRequest(request({ requiredResources: { classes: { items: [] } } })), 'classes')).toEqual({
       state: 'absent',
