@@ -1,0 +1,260 @@
+/**
+ * schedule-model-deployment: the fleet scheduler's function core. Reads a
+ * ModelDeployment, the InferenceClusters it may use and every ModelReplica,
+ * places the replicas (scheduling.ts) and composes one ModelReplica per
+ * placed replica and one ModelEndpoint per Ready one (model-side.md §2).
+ *
+ * Guarantees:
+ * - Requirements are declared on every call: `cache` (the ModelCache, when
+ *   referenced), `clusters` (InferenceClusters matching the deployment's and
+ *   the cache's cluster selectors) and `all-replicas` (every ModelReplica).
+ * - Three outcomes: done; not yet (a requirement not fetched yet: ask, keep
+ *   what exists, say nothing alarming); invalid input (a condition and a
+ *   Warning naming the field). On every path that is not "done", the observed
+ *   children are passed through as desired, so nothing running is deleted
+ *   because of a transient or user error (spec/README.md items 2 and 3).
+ * - Replicas go away only because the spec asks for fewer, or because they no
+ *   longer fit where they are and are re-placed (scheduling.ts).
+ * - Conditions in order: ModelCacheResolved (only with a cache),
+ *   ReplicasScheduled, ReplicasReady.
+ *
+ * Deliberate divergences from the reference (spec/README.md wins):
+ * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
+ *   keep the observed children and report status and ReplicasReady from them
+ *   (item 2; the reference composes nothing and Crossplane deletes them);
+ * - the first pass before Crossplane has read the requirements reports
+ *   ReplicasScheduled=False/Scheduling without a warning (item 3);
+ * - a partial or empty placement is ReplicasScheduled=False/InsufficientCapacity
+ *   with a per-cluster explanation (item 5; the reference says True for a
+ *   partial placement);
+ * - spec.replicas 0 is ScaledToZero and the XR is Ready (item 6);
+ * - the InvalidNodeSelector message names the selector's field path.
+ */
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  condition,
+  type DesiredResource,
+  emptyResult,
+  isReady,
+  type KubeObject,
+  keepObserved,
+  normal,
+  readRequired,
+  type ResourceSelector,
+  warning,
+} from '../lib/function.js';
+import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
+import { type DeploymentSpec, readDeployment } from './deployment.js';
+import { readFleet, readReplica, readReplicas } from './fleet.js';
+import { celMatcher } from './cel-matcher.js';
+import type { DeviceMatcher } from './matcher.js';
+import { compileEngines, type SelectorError } from './matching.js';
+import type { Candidate } from './model.js';
+import { schedule } from './scheduling.js';
+import {
+  deploymentStatus,
+  MSG_NO_CLUSTERS,
+  MSG_SCALED_TO_ZERO,
+  MSG_WAITING_FLEET,
+  msgCacheNotFound,
+  msgCacheWaiting,
+  msgHeld,
+  msgScheduledEvent,
+  msgUnscheduled,
+  REASON,
+  readyCondition,
+  TYPE_CACHE,
+  TYPE_READY,
+  TYPE_SCHEDULED,
+} from './status.js';
+
+/** Requirement names. */
+export const REQ_CACHE = 'cache';
+export const REQ_CLUSTERS = 'clusters';
+export const REQ_REPLICAS = 'all-replicas';
+
+/** Most selector errors listed in one InvalidNodeSelector message. */
+const MAX_SELECTOR_ERRORS = 3;
+
+/** `Invalid nodeSelector CEL expression: <path>.cel: <error>[; ...][; and N more]`. */
+export function msgInvalidSelectors(errors: readonly SelectorError[]): string {
+  const shown = errors.slice(0, MAX_SELECTOR_ERRORS).map((e) => `${e.path}.cel: ${e.error}`);
+  if (errors.length > MAX_SELECTOR_ERRORS) shown.push(`and ${errors.length - MAX_SELECTOR_ERRORS} more`);
+  return `Invalid nodeSelector CEL expression: ${shown.join('; ')}`;
+}
+
+/** `Invalid ModelDeployment spec: <errors>` (the API server normally rejects these first). */
+export function msgInvalidSpec(errors: readonly string[]): string {
+  const shown = errors.slice(0, MAX_SELECTOR_ERRORS);
+  if (errors.length > MAX_SELECTOR_ERRORS) shown.push(`and ${errors.length - MAX_SELECTOR_ERRORS} more`);
+  return `Invalid ModelDeployment spec: ${shown.join('; ')}`;
+}
+
+/** The function core with the real CEL library. */
+export function compose(req: ComposeRequest): ComposeResult {
+  return composeWith(req, celMatcher);
+}
+
+/** The function core over any {@link DeviceMatcher} (tests use a stub). */
+export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): ComposeResult {
+  const result = emptyResult();
+  const read = readDeployment(req.composite);
+  if (!read.ok) {
+    const message = msgInvalidSpec(read.errors);
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidSpec, message), warning(message));
+  }
+  const d = read.deployment;
+
+  // Requirements and the ModelCache (model-side.md §2.1).
+  let fill = true;
+  let held = '';
+  let clusterLabels = d.clusterLabels;
+  if (d.cacheRef !== undefined) {
+    result.requirements[REQ_CACHE] = { apiVersion: API_VERSION, kind: 'ModelCache', matchName: d.cacheRef, namespace: d.namespace };
+    const cache = readRequired(req, REQ_CACHE);
+    if (cache.state === 'pending') {
+      fill = false;
+      held = msgCacheWaiting(d.cacheRef);
+      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheUnresolved, held));
+    } else if (cache.state === 'absent') {
+      fill = false;
+      held = msgCacheNotFound(d.cacheRef);
+      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheNotFound, held));
+      result.results.push(warning(held));
+    } else {
+      result.conditions.push(condition(TYPE_CACHE, true, REASON.ModelCacheResolved));
+      const labels = (cache.items[0]?.['spec'] as { clusterSelector?: { matchLabels?: Record<string, string> } } | undefined)
+        ?.clusterSelector?.matchLabels;
+      if (labels && Object.keys(labels).length > 0) clusterLabels = { ...(clusterLabels ?? {}), ...labels };
+    }
+  }
+
+  // Phase 1 first, whatever the fleet: invalid CEL is the user's to fix now.
+  const compiled = compileEngines(d.engines, matcher);
+  if (!compiled.ok) {
+    const message = msgInvalidSelectors(compiled.errors);
+    declareFleet(result, clusterLabels, d);
+    const out = keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidNodeSelector, message), warning(message));
+    out.ready = false;
+    return out;
+  }
+
+  if (d.replicas === 0) {
+    result.status = deploymentStatus([]);
+    result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
+    result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
+    result.ready = true;
+    return result;
+  }
+
+  declareFleet(result, clusterLabels, d);
+  const clusters = readRequired(req, REQ_CLUSTERS);
+  const all = readRequired(req, REQ_REPLICAS);
+  if (clusters.state === 'pending' || all.state === 'pending') {
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.Scheduling, MSG_WAITING_FLEET));
+  }
+  if (clusters.state === 'absent') {
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.NoClusters), warning(MSG_NO_CLUSTERS));
+  }
+
+  const fleet = readFleet(clusters.items);
+  const replicas = readReplicas(withObserved(all.state === 'present' ? all.items : [], req, d));
+  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher });
+  if (outcome.kind === 'invalid') {
+    // Unreachable after the compile above; kept total for a matcher that changes its mind.
+    const message = msgInvalidSelectors(outcome.errors);
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidNodeSelector, message), warning(message));
+  }
+  const candidates = outcome.candidates;
+
+  // Children (model-side.md §2.2, §2.3).
+  const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
+  for (const c of candidates) {
+    const observed = req.observed[replicaKey(c)]?.resource;
+    const ready = isReady(observed);
+    const replica: DesiredResource = { resource: composeReplica(d, c) };
+    if (ready) replica.ready = true;
+    result.resources[replicaKey(c)] = replica;
+    placements.push({ name: replicaName(d, c), candidate: c, ready });
+    if (ready && c.gatewayAddress !== '') {
+      const endpoint: DesiredResource = { resource: composeEndpoint(d, c) };
+      if (isReady(req.observed[endpointKey(c)]?.resource)) endpoint.ready = true;
+      result.resources[endpointKey(c)] = endpoint;
+    }
+  }
+
+  // Status, conditions, events (model-side.md §2.4).
+  result.status = deploymentStatus(placements);
+  const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
+  if (candidates.length < d.replicas) {
+    const message = fill
+      ? msgUnscheduled(candidates.length, d.replicas, fleet.clusters.length, outcome.refusals)
+      : msgHeld(candidates.length, d.replicas, held);
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.InsufficientCapacity, message));
+  } else if (!anyObserved) {
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.Scheduling));
+  } else {
+    result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${candidates.length} of ${d.replicas} replicas`));
+  }
+  result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
+  if (candidates.length > 0 && !anyObserved) result.results.push(normal(msgScheduledEvent(candidates)));
+  if (candidates.length === 0) result.ready = false;
+  return result;
+}
+
+/** Declares the `clusters` and `all-replicas` requirements. */
+function declareFleet(result: ComposeResult, labels: Record<string, string> | undefined, _d: DeploymentSpec): void {
+  const clusters: ResourceSelector = { apiVersion: API_VERSION, kind: 'InferenceCluster' };
+  if (labels !== undefined) clusters.matchLabels = labels;
+  result.requirements[REQ_CLUSTERS] = clusters;
+  result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica' };
+}
+
+/**
+ * The `all-replicas` items plus our observed composed ModelReplicas missing
+ * from them (a replica we composed is ours even if a list lags behind).
+ */
+function withObserved(items: readonly KubeObject[], req: ComposeRequest, d: DeploymentSpec): KubeObject[] {
+  const seen = new Set(items.map((i) => `${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`));
+  const out = [...items];
+  for (const key of Object.keys(req.observed).sort()) {
+    const r = req.observed[key]!.resource;
+    if (r.kind !== 'ModelReplica') continue;
+    const ns = r.metadata?.namespace ?? d.namespace;
+    if (seen.has(`${ns}/${r.metadata?.name ?? ''}`)) continue;
+    out.push({ ...r, metadata: { ...(r.metadata ?? {}), namespace: ns } });
+  }
+  return out;
+}
+
+/**
+ * A "not done" outcome: the observed children pass through unchanged, the
+ * status and ReplicasReady describe them, and `scheduled` says why.
+ */
+function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<typeof condition>, event?: ReturnType<typeof warning>): ComposeResult {
+  result.resources = keepObserved(req.observed);
+  const kept = Object.keys(req.observed)
+    .sort()
+    .map((k) => req.observed[k]!.resource)
+    .filter((r) => r.kind === 'ModelReplica')
+    .map((r) => {
+      const o = readReplica(r);
+      const candidate: Candidate = {
+        cluster: o.clusterName,
+        index: o.index,
+        gatewayAddress: '',
+        retained: true,
+        engines: o.engines.map((e) => ({
+          name: e.name,
+          members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })),
+        })),
+      };
+      return { name: o.name, candidate, ready: isReady(r) };
+    });
+  result.status = deploymentStatus(kept);
+  result.conditions.push(scheduled);
+  result.conditions.push(readyCondition(kept.filter((k) => k.ready).length, kept.length));
+  if (event) result.results.push(event);
+  return result;
+}

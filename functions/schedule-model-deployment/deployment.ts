@@ -1,0 +1,104 @@
+/**
+ * Reads a ModelDeployment XR, in either of its two shapes, into the
+ * scheduler's {@link DeploymentSpec}.
+ *
+ * Guarantees:
+ * - The canonical form (`spec.template.spec.*`, labels in
+ *   `spec.template.metadata`) and the flat form (`spec.engines`,
+ *   `spec.clusterSelector`, ... directly under `spec`) give the same
+ *   DeploymentSpec; only the field paths in messages differ (spec/README.md
+ *   item 1). Exactly one shape must be used.
+ * - The XRD's defaults are applied (the generated zod parser), so a render
+ *   without the API server sees what the cluster would: `copies: 1`,
+ *   `role: Standalone`, `count: 1`, `operator: Equal`.
+ * - Invalid input is returned as field-path messages, never thrown.
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { type ModelDeploymentSpec, ModelDeploymentSpecSchema, type ModelDeploymentTemplateSpecEngine } from '../lib/generated/modeldeployments.js';
+import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from './model.js';
+
+/** What the scheduler and the composer need of a ModelDeployment. */
+export interface DeploymentSpec {
+  name: string;
+  namespace: string;
+  /** Desired replicas (0..100). */
+  replicas: number;
+  /** Where the engines live: `spec.template.spec` (canonical) or `spec` (flat form). */
+  specPath: string;
+  engines: EngineSpec[];
+  tolerations: Toleration[];
+  /** `clusterSelector.matchLabels`, omitted when absent or empty. */
+  clusterLabels?: Record<string, string>;
+  /** `modelCacheRef.name`, when set. */
+  cacheRef?: string;
+  /** The `serving` block as written (`{mode}`), when set. */
+  serving?: JsonObject;
+  /** `spec.template.metadata.labels` (canonical form only), {} when none. */
+  labels: Record<string, string>;
+}
+
+/** The outcome of reading a ModelDeployment. */
+export type DeploymentRead = { ok: true; deployment: DeploymentSpec } | { ok: false; errors: string[] };
+
+/** Message when both or neither shape is used; the XRD's rule has the same text. */
+export const MSG_ONE_SHAPE = 'spec: exactly one of spec.template (canonical form) or spec.engines (flat form) must be set';
+
+/** Renders a zod issue path as a Kubernetes field path: `spec.engines[0].name`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out === '' ? String(p) : `.${String(p)}`;
+  }
+  return out;
+}
+
+/**
+ * Reads the XR. Errors: a spec that does not parse against the XRD schema
+ * (`<field path>: <zod message>`, sorted), or both/neither shapes.
+ */
+export function readDeployment(xr: KubeObject): DeploymentRead {
+  const parsed = ModelDeploymentSpecSchema.safeParse(xr['spec']);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((i) => `${fieldPath(['spec', ...i.path])}: ${i.message}`);
+    return { ok: false, errors: [...new Set(errors)].sort() };
+  }
+  const spec = parsed.data as ModelDeploymentSpec;
+  const canonical = spec.template !== undefined;
+  if (canonical === (spec.engines !== undefined)) return { ok: false, errors: [MSG_ONE_SHAPE] };
+  const body = canonical ? spec.template!.spec : spec;
+  const specPath = canonical ? 'spec.template.spec' : 'spec';
+  const d: DeploymentSpec = {
+    name: xr.metadata?.name ?? '',
+    namespace: xr.metadata?.namespace ?? '',
+    replicas: spec.replicas,
+    specPath,
+    engines: (body.engines ?? []).map((e, i) => readEngine(e, `${specPath}.engines[${i}]`)),
+    tolerations: (body.tolerations ?? []).map((t) => ({ ...t })),
+    labels: { ...(spec.template?.metadata?.labels ?? {}) },
+  };
+  const matchLabels = body.clusterSelector?.matchLabels;
+  if (matchLabels && Object.keys(matchLabels).length > 0) d.clusterLabels = { ...matchLabels };
+  if (body.modelCacheRef) d.cacheRef = body.modelCacheRef.name;
+  if (body.serving) d.serving = { ...body.serving };
+  return { ok: true, deployment: d };
+}
+
+function readEngine(e: ModelDeploymentTemplateSpecEngine, path: string): EngineSpec {
+  const copies = e.copies ?? 1;
+  const members = e.members.map((m, mi): MemberSpec => {
+    const role = m.role ?? 'Standalone';
+    const pods = role === 'Worker' && m.worker ? m.worker.nodes : 1;
+    const requests = (m.nodeSelector?.devices ?? []).map((dev, di): DeviceRequestSpec => {
+      const at = `${path}.members[${mi}].nodeSelector.devices[${di}]`;
+      const kept = dev.selectors.map((s, si) => ({ cel: s.cel ?? '', path: `${at}.selectors[${si}]` })).filter((s) => s.cel !== '');
+      return { name: dev.name, count: dev.count ?? 1, selectors: kept.map((s) => s.cel), selectorPaths: kept.map((s) => s.path) };
+    });
+    const member: MemberSpec = { role, pods, nodes: pods * copies, requests, template: m.template as JsonObject };
+    if (m.worker) member.workerNodes = m.worker.nodes;
+    return member;
+  });
+  const engine: EngineSpec = { name: e.name, copies, members, gang: members.some((m) => m.role === 'Leader') };
+  if (e.phase) engine.phase = e.phase;
+  return engine;
+}

@@ -1,0 +1,134 @@
+/**
+ * Reads the fleet the scheduler places onto: InferenceClusters (the
+ * `clusters` requirement) and ModelReplicas of every deployment (the
+ * `all-replicas` requirement), into the domain types of `model.ts`.
+ *
+ * Guarantees:
+ * - Lenient and total: a field that is missing or mistyped reads as "nothing
+ *   published" (a pool with 0 nodes, a cluster without gateway), never an
+ *   exception; these objects are written by other functions and by users.
+ * - Output sorted by name (clusters) and by (namespace, name) (replicas), so
+ *   no decision depends on the order Crossplane delivered them in.
+ * - Pools with identical device lists share a `classId`, assigned in first-seen
+ *   order over the sorted clusters, so CEL runs once per (class, member).
+ * Units: pool `nodes` and member `cost` are nodes.
+ */
+import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
+
+/** Label naming the owning ModelDeployment on a ModelReplica. */
+export const LABEL_DEPLOYMENT = 'modelplane.ai/deployment';
+/** Label naming the InferenceCluster a ModelReplica is pinned to. */
+export const LABEL_CLUSTER = 'modelplane.ai/cluster';
+/** Label carrying a ModelReplica's per-cluster index. */
+export const LABEL_INDEX = 'modelplane.ai/replica-index';
+
+/** The clusters and the distinct device lists (classes) their pools publish. */
+export interface Fleet {
+  /** Sorted by name. */
+  clusters: FleetCluster[];
+  /** Device list of each classId. */
+  classes: PoolDevice[][];
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function arr(v: unknown): JsonObject[] {
+  return Array.isArray(v) ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null) : [];
+}
+
+function byName<T extends { name: string }>(a: T, b: T): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** JSON with object keys sorted: equal device lists give equal keys whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as JsonObject)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Reads InferenceClusters into the fleet. */
+export function readFleet(items: readonly KubeObject[]): Fleet {
+  const classIds = new Map<string, number>();
+  const classes: PoolDevice[][] = [];
+  const clusters = items
+    .map((obj) => ({ obj, name: obj.metadata?.name ?? '' }))
+    .sort(byName)
+    .map(({ obj, name }): FleetCluster => {
+      const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
+        const devices = arr(p['devices']) as unknown as PoolDevice[];
+        const key = canonicalJson(devices);
+        let classId = classIds.get(key);
+        if (classId === undefined) {
+          classId = classes.length;
+          classIds.set(key, classId);
+          classes.push(devices);
+        }
+        const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
+        return { name: str(p['name']), nodes, multiNode: p['multiNode'] !== false, devices, classId };
+      });
+      const taints = arr(getPath(obj, 'spec', 'taints'))
+        .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
+        .map((t): Taint => {
+          const taint: Taint = { key: str(t['key']), effect: t['effect'] as Taint['effect'] };
+          if (typeof t['value'] === 'string') taint.value = t['value'];
+          return taint;
+        });
+      return { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+    });
+  return { clusters, classes };
+}
+
+/** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */
+export function parseIndex(label: string | undefined): number {
+  if (label === undefined || !/^\s*[+-]?\d+\s*$/.test(label)) return 0;
+  const n = Number.parseInt(label.trim(), 10);
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+function role(v: unknown): Role {
+  return v === 'Leader' || v === 'Worker' ? v : 'Standalone';
+}
+
+/**
+ * Reads one ModelReplica. A member's stamped cost is 0 without
+ * deviceRequests, else pods × copies (pods = worker.nodes for a Worker with a
+ * worker block, else 1; copies default 1): model-side.md §3.4.
+ */
+export function readReplica(obj: KubeObject): ObservedReplica {
+  const labels = obj.metadata?.labels ?? {};
+  const engines = arr(getPath(obj, 'spec', 'engines')).map((e): ObservedEngine => {
+    const copies = typeof e['copies'] === 'number' ? e['copies'] : 1;
+    const members = arr(e['members']).map((m): ObservedMember => {
+      const r = role(m['role']);
+      const workerNodes = getPath(m, 'worker', 'nodes');
+      const pods = r === 'Worker' && typeof workerNodes === 'number' ? workerNodes : 1;
+      const claims = Array.isArray(m['deviceRequests']) && m['deviceRequests'].length > 0;
+      return { role: r, nodePoolName: str(m['nodePoolName']), cost: claims ? pods * copies : 0 };
+    });
+    return { name: str(e['name']), members };
+  });
+  return {
+    name: obj.metadata?.name ?? '',
+    namespace: obj.metadata?.namespace ?? '',
+    deployment: labels[LABEL_DEPLOYMENT] ?? '',
+    clusterName: str(getPath(obj, 'spec', 'clusterName')),
+    index: parseIndex(labels[LABEL_INDEX]),
+    engines,
+  };
+}
+
+/** Reads ModelReplicas, sorted by (namespace, name). */
+export function readReplicas(items: readonly KubeObject[]): ObservedReplica[] {
+  return items.map(readReplica).sort((a, b) => {
+    const ka = `${a.namespace}/${a.name}`;
+    const kb = `${b.namespace}/${b.name}`;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+}

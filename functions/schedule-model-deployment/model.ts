@@ -1,0 +1,164 @@
+/**
+ * The scheduler's internal domain types (CONVENTIONS.md: `Candidate`,
+ * `Placement`, `Ledger` inside the scheduler; one conversion to API shapes at
+ * the edge, in `children.ts` and `status.ts`).
+ *
+ * Guarantees: every type here is plain, immutable-by-convention data built
+ * once per call by `deployment.ts` (the ModelDeployment) and `fleet.ts` (the
+ * InferenceClusters and ModelReplicas); nothing here refers to protobuf, the
+ * SDK or a CEL implementation.
+ */
+import type { JsonObject } from '../lib/function.js';
+import type { InferenceClusterStatusGpuPoolDevice } from '../lib/generated/inferenceclusters.js';
+
+/** A member's role in its engine (ModelDeployment `members[].role`). @default 'Standalone' */
+export type Role = 'Standalone' | 'Leader' | 'Worker';
+
+/** A device of one node of a pool, as an InferenceCluster publishes it in `status.gpuPools[].devices`. */
+export type PoolDevice = InferenceClusterStatusGpuPoolDevice;
+
+/** One `nodeSelector.devices[]` entry of a member: what each pod of the member needs on its node. */
+export interface DeviceRequestSpec {
+  /** Request name, unique within the member (`gpu`). */
+  name: string;
+  /** Devices per pod (per node). @default 1 */
+  count: number;
+  /** The non-empty `cel` strings of `selectors[]`, in order; all must hold (logical AND). */
+  selectors: string[];
+  /** Field path of each selector, e.g. `spec.template.spec.engines[0].members[0].nodeSelector.devices[0].selectors[0]`. */
+  selectorPaths: string[];
+}
+
+/** A member of an engine, compiled from the deployment (model-side.md §3.1). */
+export interface MemberSpec {
+  role: Role;
+  /** Pods per copy: `worker.nodes` for a Worker with a worker block, else 1. */
+  pods: number;
+  /** Node cost of the member when it claims devices: pods × engine copies (nodes). */
+  nodes: number;
+  /** The member's device requests; empty when it has no nodeSelector. */
+  requests: DeviceRequestSpec[];
+  /** `worker.nodes` as written, when the member has a worker block. */
+  workerNodes?: number;
+  /** The member's pod template, verbatim. */
+  template: JsonObject;
+}
+
+/** An engine of the deployment: all its members run on one pool. */
+export interface EngineSpec {
+  name: string;
+  /** Copies of the engine per replica. @default 1 */
+  copies: number;
+  phase?: 'Prefill' | 'Decode';
+  members: MemberSpec[];
+  /** True for a Leader + Worker gang, which needs a pool with a multi-node fabric. */
+  gang: boolean;
+}
+
+/** A toleration of InferenceCluster taints (Kubernetes core/v1 Toleration semantics, effects limited to NoSchedule/NoExecute). */
+export interface Toleration {
+  key?: string;
+  /** @default 'Equal' */
+  operator: 'Exists' | 'Equal';
+  value?: string;
+  /** Empty tolerates every effect. */
+  effect?: 'NoSchedule' | 'NoExecute';
+}
+
+/** An InferenceCluster taint (`spec.taints[]`). */
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'NoExecute';
+}
+
+/** A GPU pool of a cluster (`status.gpuPools[]`). */
+export interface Pool {
+  name: string;
+  /** Node budget, floored at 0 (absent or negative means 0). Unit: nodes. */
+  nodes: number;
+  /** False when the pool's class cannot serve Leader + Worker gangs (spec/README.md item 7). @default true */
+  multiNode: boolean;
+  devices: PoolDevice[];
+  /**
+   * Dense id of the pool's device list: pools with identical devices (the
+   * same InferenceClass) share it, so CEL runs once per (class, member).
+   */
+  classId: number;
+}
+
+/** An InferenceCluster as the scheduler sees it. */
+export interface FleetCluster {
+  name: string;
+  /** Condition Ready=True. */
+  ready: boolean;
+  /** `status.gateway.address`, "" when not published. */
+  gatewayAddress: string;
+  taints: Taint[];
+  /** Pools in published order (the order placement tries them in). */
+  pools: Pool[];
+}
+
+/** A member of a ModelReplica as observed (what it was stamped with at placement). */
+export interface ObservedMember {
+  role: Role;
+  /** "" when unset. */
+  nodePoolName: string;
+  /** Nodes it holds: 0 without deviceRequests, else pods × copies as stamped. Unit: nodes. */
+  cost: number;
+}
+
+/** An engine of an observed ModelReplica. */
+export interface ObservedEngine {
+  name: string;
+  members: ObservedMember[];
+}
+
+/** A ModelReplica of any deployment, in any namespace (the `all-replicas` requirement). */
+export interface ObservedReplica {
+  name: string;
+  namespace: string;
+  /** Label `modelplane.ai/deployment`, "" when missing. */
+  deployment: string;
+  /** `spec.clusterName`, "" when missing. */
+  clusterName: string;
+  /** Label `modelplane.ai/replica-index` as an integer; 0 when missing or not an integer. */
+  index: number;
+  engines: ObservedEngine[];
+}
+
+/** A DRA request resolved against a pool: what the ModelReplica's member claims. */
+export interface ResolvedRequest {
+  name: string;
+  /** The matched device's `deviceClassName`, "" when it has none. */
+  deviceClassName: string;
+  count: number;
+  /** The request's CEL selectors, verbatim, in order. */
+  selectors: string[];
+}
+
+/** Where one member runs and what it claims there. */
+export interface MemberPlacement {
+  role: Role;
+  pool: string;
+  /** Claimable (DRA) requests only; empty when the member rides along claimless. */
+  requests: ResolvedRequest[];
+}
+
+/** Where one engine runs: all its members on one pool (members in deployment order). */
+export interface EnginePlacement {
+  name: string;
+  members: MemberPlacement[];
+}
+
+/** One placed replica: a (cluster, index) identity and its engines' placements. */
+export interface Candidate {
+  cluster: string;
+  /** Per-cluster index: the smallest free one when newly placed. */
+  index: number;
+  /** The cluster's gateway address, "" when it has none. */
+  gatewayAddress: string;
+  engines: EnginePlacement[];
+  /** True when kept from an existing replica, false when placed by this call. */
+  retained: boolean;
+}

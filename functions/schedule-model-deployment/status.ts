@@ -1,0 +1,115 @@
+/**
+ * The ModelDeployment's status, conditions and messages (model-side.md §2.4,
+ * spec/README.md items 5 and 6).
+ *
+ * Guarantees:
+ * - Every message format is a constant or a helper here; the same state
+ *   always gives byte-identical text.
+ * - The placement explanation is bounded: at most {@link MAX_REASON_GROUPS}
+ *   groups of clusters sharing a reason (sorted by reason kind, then text),
+ *   each reason at most {@link MAX_REASON_LENGTH} characters, in the style of
+ *   kube-scheduler's "0/3 nodes are available: ...".
+ */
+import { type Condition, condition, type JsonObject } from '../lib/function.js';
+import type { Candidate } from './model.js';
+import type { Reason } from './placement.js';
+
+/** Condition types. */
+export const TYPE_SCHEDULED = 'ReplicasScheduled';
+export const TYPE_READY = 'ReplicasReady';
+export const TYPE_CACHE = 'ModelCacheResolved';
+
+/** Condition reasons. */
+export const REASON = {
+  NoClusters: 'NoClusters',
+  InvalidNodeSelector: 'InvalidNodeSelector',
+  InvalidSpec: 'InvalidSpec',
+  InsufficientCapacity: 'InsufficientCapacity',
+  ReplicasCreated: 'ReplicasCreated',
+  Scheduling: 'Scheduling',
+  ScaledToZero: 'ScaledToZero',
+  NoReplicasScheduled: 'NoReplicasScheduled',
+  AllReplicasReady: 'AllReplicasReady',
+  ModelStarting: 'ModelStarting',
+  ModelCacheResolved: 'ModelCacheResolved',
+  ModelCacheUnresolved: 'ModelCacheUnresolved',
+  ModelCacheNotFound: 'ModelCacheNotFound',
+} as const;
+
+/** Message constants. */
+export const MSG_NO_CLUSTERS = 'No InferenceClusters found';
+export const MSG_WAITING_FLEET = 'Waiting for the InferenceClusters and ModelReplicas to be read';
+export const MSG_SCALED_TO_ZERO = 'spec.replicas is 0: no replicas are placed';
+
+/** Most reason groups listed in a ReplicasScheduled message. */
+export const MAX_REASON_GROUPS = 6;
+/** Longest reason text kept in a ReplicasScheduled message (characters). */
+export const MAX_REASON_LENGTH = 200;
+
+/** `Waiting for ModelCache <name>`. */
+export function msgCacheWaiting(name: string): string {
+  return `Waiting for ModelCache ${name}`;
+}
+
+/** `ModelCache <name> not found; holding replica placement`. */
+export function msgCacheNotFound(name: string): string {
+  return `ModelCache ${name} not found; holding replica placement`;
+}
+
+/** `Scheduled <n> replicas across <k> clusters: a, b` (no pluralisation, as the reference). */
+export function msgScheduledEvent(candidates: readonly Candidate[]): string {
+  const clusters = [...new Set(candidates.map((c) => c.cluster))].sort();
+  return `Scheduled ${candidates.length} replicas across ${clusters.length} clusters: ${clusters.join(', ')}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * `1 of 2 replicas scheduled; 3 clusters: 1 no pool matches engine "qwen" (...), 1 not Ready`:
+ * clusters grouped by reason, groups sorted by (kind, text), bounded.
+ */
+export function msgUnscheduled(placed: number, desired: number, clusterCount: number, refusals: ReadonlyMap<string, Reason>): string {
+  const groups = new Map<string, { reason: Reason; count: number }>();
+  for (const r of refusals.values()) {
+    const text = r.text.length > MAX_REASON_LENGTH ? `${r.text.slice(0, MAX_REASON_LENGTH - 3)}...` : r.text;
+    const g = groups.get(text);
+    if (g) g.count++;
+    else groups.set(text, { reason: { kind: r.kind, text }, count: 1 });
+  }
+  const sorted = [...groups.values()].sort((a, b) =>
+    a.reason.kind !== b.reason.kind ? a.reason.kind - b.reason.kind : a.reason.text < b.reason.text ? -1 : a.reason.text > b.reason.text ? 1 : 0,
+  );
+  const shown = sorted.slice(0, MAX_REASON_GROUPS).map((g) => `${g.count} ${g.reason.text}`);
+  const rest = sorted.slice(MAX_REASON_GROUPS).reduce((n, g) => n + g.count, 0);
+  if (rest > 0) shown.push(`${rest} for other reasons`);
+  const head = `${placed} of ${desired} replicas scheduled; ${plural(clusterCount, 'cluster')}`;
+  return shown.length > 0 ? `${head}: ${shown.join(', ')}` : head;
+}
+
+/** `0 of 1 replicas scheduled; <why new replicas are held>` when fill did not run. */
+export function msgHeld(placed: number, desired: number, why: string): string {
+  return `${placed} of ${desired} replicas scheduled; ${why}`;
+}
+
+/** The whole XR status: replica counts and where each replica runs. */
+export function deploymentStatus(placements: readonly { name: string; candidate: Candidate; ready: boolean }[]): JsonObject {
+  return {
+    replicas: { total: placements.length, ready: placements.filter((p) => p.ready).length },
+    placements: placements.map((p) => ({
+      replica: p.name,
+      cluster: p.candidate.cluster,
+      index: p.candidate.index,
+      ready: p.ready,
+      engines: p.candidate.engines.map((e) => ({ name: e.name, pool: e.members[0]?.pool ?? '' })),
+    })),
+  };
+}
+
+/** ReplicasReady from R ready of N placed (model-side.md §2.4). */
+export function readyCondition(ready: number, total: number): Condition {
+  if (total === 0) return condition(TYPE_READY, false, REASON.NoReplicasScheduled);
+  if (ready === total) return condition(TYPE_READY, true, REASON.AllReplicasReady, `${ready} of ${total} ready`);
+  return condition(TYPE_READY, false, REASON.ModelStarting, `${ready} of ${total} ready`);
+}

@@ -1,0 +1,260 @@
+/**
+ * Test builders for the fleet scheduler (ModelDeployment, InferenceCluster
+ * status, ModelReplica): short, immutable, every call a fresh object.
+ * Defaults are the fixtures of model-side.md §11.1/§11.2: deployment
+ * `my-model` in `ml-team`, engine `main` with one Standalone member requesting
+ * one `gpu`; cluster Ready with a gateway and pool `default` of 2 nodes with
+ * one DRA gpu device (count 1, 141Gi).
+ *
+ * `stubMatcher` stands in for the CEL library in scheduler tests: it accepts
+ * only the three selector forms below (made by `sel.*`) and counts
+ * evaluations. It is not CEL; CEL semantics are the CEL library's tests.
+ */
+import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
+import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
+import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
+import type { CompileOutcome, DeviceMatcher } from '../../functions/schedule-model-deployment/matcher.js';
+import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role } from '../../functions/schedule-model-deployment/model.js';
+import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
+
+export const NS = 'ml-team';
+export const DEP = 'my-model';
+export const GPU = 'gpu.nvidia.com';
+export const API = 'modelplane.ai/v1alpha1';
+
+/** Selector sources of the three forms the stub understands. */
+export const sel = {
+  driver: (d: string) => `device.driver == "${d}"`,
+  memory: (q: string, driver = GPU) => `device.capacity["${driver}"].memory.compareTo(quantity("${q}")) >= 0`,
+  attr: (domain: string, key: string, value: string) => `device.attributes["${domain}"].${key} == "${value}"`,
+};
+
+const UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+function bytes(q: string): number {
+  const m = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(q);
+  return m ? Number(m[1]) * UNITS[m[2] ?? '']! : Number.NaN;
+}
+
+type Pred = (d: PoolDevice) => boolean;
+
+/** A selector matcher for the `sel.*` forms; anything else does not compile. */
+export function stubMatcher(): DeviceMatcher<Pred, PoolDevice> & { evaluations: number } {
+  const compile = (source: string): CompileOutcome<Pred> => {
+    let r = /^device\.driver == "([^"]*)"$/.exec(source);
+    if (r) {
+      const want = r[1];
+      return { ok: true, selector: (d) => d.driver === want };
+    }
+    r = /^device\.capacity\["([^"]+)"\]\.memory\.compareTo\(quantity\("([^"]+)"\)\) >= 0$/.exec(source.trim());
+    if (r) {
+      const [, driver, q] = r;
+      return { ok: true, selector: (d) => d.driver === driver && bytes(d.capacity?.['memory']?.value ?? '') >= bytes(q!) };
+    }
+    r = /^device\.attributes\["([^"]+)"\]\.(\w+) == "([^"]*)"$/.exec(source);
+    if (r) {
+      const [, domain, key, value] = r;
+      return { ok: true, selector: (d) => d.driver === domain && d.attributes?.[key!]?.string === value };
+    }
+    return { ok: false, error: `stub: cannot compile ${JSON.stringify(source)}` };
+  };
+  const m = {
+    evaluations: 0,
+    compile,
+    device: (d: PoolDevice) => d,
+    matches(p: Pred, d: PoolDevice) {
+      m.evaluations++;
+      return p(d);
+    },
+  };
+  return m;
+}
+
+// ---- InferenceClusters -------------------------------------------------------------------
+
+/** A pool device: DRA gpu of `memory` unless overridden. */
+export function device(name = 'gpu', opts: { count?: number; memory?: string | null; claim?: 'DRA' | 'Synthetic'; driver?: string; attributes?: JsonObject } = {}): JsonObject {
+  const d: JsonObject = { name, claim: opts.claim ?? 'DRA', driver: opts.driver ?? GPU, count: opts.count ?? 1 };
+  if ((opts.claim ?? 'DRA') === 'DRA') d['deviceClassName'] = opts.driver ?? GPU;
+  if (opts.attributes) d['attributes'] = opts.attributes;
+  if (opts.memory !== null) d['capacity'] = { memory: { value: opts.memory ?? '141Gi' } };
+  return d;
+}
+
+/** A synthetic NIC device carrying attribute `type`. */
+export function nic(type: string): JsonObject {
+  return { name: 'nic', claim: 'Synthetic', driver: 'nic.nvidia.com', count: 1, attributes: { type: { string: type } } };
+}
+
+/** A published pool (`status.gpuPools[]`). */
+export function pool(name = 'default', opts: { nodes?: number; devices?: JsonObject[]; multiNode?: boolean } = {}): JsonObject {
+  const p: JsonObject = { name, nodes: opts.nodes ?? 2, devices: opts.devices ?? [device()] };
+  if (opts.multiNode !== undefined) p['multiNode'] = opts.multiNode;
+  return p;
+}
+
+/** An InferenceCluster as the InferenceCluster function publishes it. */
+export function cluster(
+  name: string,
+  opts: { pools?: JsonObject[]; ready?: boolean; gateway?: string | null; taints?: JsonObject[]; labels?: Record<string, string> } = {},
+): KubeObject {
+  const status: JsonObject = {
+    conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True', reason: opts.ready === false ? 'Creating' : 'Available' }],
+    providerConfigRef: { name },
+    gpuPools: opts.pools ?? [pool()],
+  };
+  if (opts.gateway !== null) status['gateway'] = { address: opts.gateway ?? '10.0.0.1' };
+  const spec: JsonObject = { cluster: { source: 'Existing', existing: { secretRef: { name: `${name}-kubeconfig` } } } };
+  if (opts.taints) spec['taints'] = opts.taints;
+  const metadata: KubeObject['metadata'] = { name };
+  if (opts.labels) metadata.labels = opts.labels;
+  return { apiVersion: API, kind: 'InferenceCluster', metadata, spec, status };
+}
+
+// ---- ModelDeployment ---------------------------------------------------------------------
+
+/** A member's pod template (container `engine`). */
+export function template(args: string[] = ['--model=Qwen/Qwen3-0.6B']): JsonObject {
+  const container: JsonObject = { name: 'engine', image: 'vllm/vllm-openai:latest' };
+  if (args.length > 0) container['args'] = args;
+  return { spec: { containers: [container] } };
+}
+
+/** A nodeSelector device request. */
+export function req(name = 'gpu', selectors: string[] = [sel.memory('141Gi')], count?: number): JsonObject {
+  const r: JsonObject = { name, selectors: selectors.map((cel) => ({ cel })) };
+  if (count !== undefined) r['count'] = count;
+  return r;
+}
+
+/** An engine member; `devices: []` means no nodeSelector. */
+export function member(role: Role = 'Standalone', opts: { devices?: JsonObject[]; workerNodes?: number } = {}): JsonObject {
+  const m: JsonObject = { role, template: template() };
+  const devices = opts.devices ?? [req()];
+  if (devices.length > 0) m['nodeSelector'] = { devices };
+  if (opts.workerNodes !== undefined) m['worker'] = { nodes: opts.workerNodes };
+  return m;
+}
+
+/** An engine (default `main`, one Standalone member). */
+export function engine(name = 'main', members: JsonObject[] = [member()], opts: { copies?: number; phase?: string } = {}): JsonObject {
+  const e: JsonObject = { name, members };
+  if (opts.copies !== undefined) e['copies'] = opts.copies;
+  if (opts.phase !== undefined) e['phase'] = opts.phase;
+  return e;
+}
+
+/** A pipeline gang: Leader + Worker of `workerNodes` pods, both requesting `req()` unless given. */
+export function gang(workerNodes: number, leader: JsonObject[] = [req()], worker: JsonObject[] = [req()]): JsonObject {
+  return engine('main', [member('Leader', { devices: leader }), member('Worker', { devices: worker, workerNodes })]);
+}
+
+/** A ModelDeployment XR in the canonical form (or the flat form with `flat`). */
+export function deployment(
+  opts: {
+    name?: string;
+    namespace?: string;
+    replicas?: number;
+    engines?: JsonObject[];
+    tolerations?: JsonObject[];
+    cache?: string;
+    clusterSelector?: Record<string, string>;
+    labels?: Record<string, string>;
+    serving?: string;
+    flat?: boolean;
+  } = {},
+): KubeObject {
+  const body: JsonObject = { engines: opts.engines ?? [engine()] };
+  if (opts.clusterSelector) body['clusterSelector'] = { matchLabels: opts.clusterSelector };
+  if (opts.cache) body['modelCacheRef'] = { name: opts.cache };
+  if (opts.serving) body['serving'] = { mode: opts.serving };
+  if (opts.tolerations) body['tolerations'] = opts.tolerations;
+  const spec: JsonObject = { replicas: opts.replicas ?? 1 };
+  if (opts.flat) Object.assign(spec, body);
+  else spec['template'] = { ...(opts.labels ? { metadata: { labels: opts.labels } } : {}), spec: body };
+  return { apiVersion: API, kind: 'ModelDeployment', metadata: { name: opts.name ?? DEP, namespace: opts.namespace ?? NS }, spec };
+}
+
+// ---- ModelReplicas -----------------------------------------------------------------------
+
+/** An observed member: its role, pool and whether it carries deviceRequests. */
+export function rmember(role: Role, pool: string, opts: { claims?: boolean; workerNodes?: number } = {}): JsonObject {
+  const m: JsonObject = { role, nodePoolName: pool, template: template() };
+  if (opts.claims !== false) m['deviceRequests'] = [{ name: 'gpu', deviceClassName: GPU, count: 1, selectors: [{ cel: sel.memory('141Gi') }] }];
+  if (opts.workerNodes !== undefined) m['worker'] = { nodes: opts.workerNodes };
+  return m;
+}
+
+/** An existing ModelReplica (what `all-replicas` returns). */
+export function replica(
+  clusterName: string,
+  index: number,
+  opts: { name?: string; deployment?: string; namespace?: string; pool?: string; engines?: JsonObject[]; ready?: boolean; copies?: number } = {},
+): KubeObject {
+  const engines = opts.engines ?? [{ name: 'main', copies: opts.copies ?? 1, members: [rmember('Standalone', opts.pool ?? 'default')] }];
+  const obj: KubeObject = {
+    apiVersion: API,
+    kind: 'ModelReplica',
+    metadata: {
+      name: opts.name ?? `${opts.deployment ?? DEP}-${clusterName}-${index}`,
+      namespace: opts.namespace ?? NS,
+      labels: { 'modelplane.ai/deployment': opts.deployment ?? DEP, 'modelplane.ai/cluster': clusterName, 'modelplane.ai/replica-index': String(index) },
+    },
+    spec: { clusterName, engines },
+  };
+  if (opts.ready !== undefined) obj['status'] = { conditions: [{ type: 'Ready', status: opts.ready ? 'True' : 'False', reason: opts.ready ? 'Available' : 'Creating' }] };
+  return obj;
+}
+
+/** An observed composed resource. */
+export function obs(resource: KubeObject): ObservedResource {
+  return { resource: structuredClone(resource), connectionDetails: {} };
+}
+
+/** A fresh ComposeRequest; `required` keys absent stay "not fetched yet". */
+export function request(xr: KubeObject, opts: { observed?: Record<string, KubeObject>; required?: Record<string, KubeObject[]> } = {}): ComposeRequest {
+  const observed: Record<string, ObservedResource> = {};
+  for (const [k, v] of Object.entries(opts.observed ?? {})) observed[k] = obs(v);
+  return structuredClone({ composite: xr, observed, desired: {}, required: opts.required ?? {}, context: {}, credentials: {} });
+}
+
+// ---- Expected scheduler output -----------------------------------------------------------
+
+/** The resolved default gpu request (count 1, memory >= 141Gi unless given). */
+export function gpuReq(selectors: string[] = [sel.memory('141Gi')], count = 1, name = 'gpu'): ResolvedRequest {
+  return { name, deviceClassName: GPU, count, selectors };
+}
+
+/** An expected member placement. */
+export function mp(role: Role, pool: string, requests: ResolvedRequest[] = [gpuReq()]): MemberPlacement {
+  return { role, pool, requests };
+}
+
+/** An expected candidate with one engine `main`. */
+export function cand(cluster: string, index: number, members: MemberPlacement[] = [mp('Standalone', 'default')], opts: { retained?: boolean; gateway?: string } = {}): Candidate {
+  const engines: EnginePlacement[] = [{ name: 'main', members }];
+  return { cluster, index, gatewayAddress: opts.gateway ?? '10.0.0.1', engines, retained: opts.retained ?? false };
+}
+
+// ---- Running the scheduler ---------------------------------------------------------------
+
+/** What a scheduler case expects: the whole outcome with refusals as a plain object. */
+export type Outcome =
+  | { candidates: Candidate[]; refusals: Record<string, { kind: number; text: string }> }
+  | { invalid: { path: string; error: string }[] };
+
+/** Runs `schedule()` over built objects (defaults: the default deployment, no clusters, no replicas, fill). */
+export function runSchedule(
+  opts: { deployment?: KubeObject; clusters?: KubeObject[]; replicas?: KubeObject[]; fill?: boolean; matcher?: DeviceMatcher } = {},
+): Outcome {
+  const read = readDeployment(opts.deployment ?? deployment());
+  if (!read.ok) throw new Error(read.errors.join('; '));
+  const out = schedule({
+    deployment: read.deployment,
+    fleet: readFleet(opts.clusters ?? []),
+    replicas: readReplicas(opts.replicas ?? []),
+    fill: opts.fill ?? true,
+    matcher: opts.matcher ?? stubMatcher(),
+  });
+  if (out.kind === 'invalid') return { invalid: out.errors };
+  return { candidates: out.candidates, refusals: Object.fromEntries(out.refusals) };
+}
