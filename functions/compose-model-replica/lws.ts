@@ -1,0 +1,115 @@
+/**
+ * The llm-d backend: a Leader + Worker engine becomes a LeaderWorkerSet
+ * (`leaderworkerset.x-k8s.io/v1`, LWS v0.8.0) (spec/model-side.md §7.4).
+ *
+ * Guarantees:
+ * - Group size is 1 + the Worker's `worker.nodes` (1 + 1 when absent); one
+ *   group per engine copy.
+ * - Both templates get the leader address and rank as the first two env vars
+ *   (`MODELPLANE_LEADER_ADDRESS=$(LWS_LEADER_ADDRESS)`,
+ *   `MODELPLANE_RANK=$(LWS_WORKER_INDEX)`), then the user's env; commands are
+ *   passed verbatim and no bootstrap flags are added.
+ * - Each member's pods are pinned to that member's own pool; a claimless
+ *   member (a coordinator-only leader) gets no claim template, no
+ *   resourceClaims and no container claims, but is still pinned and tolerated.
+ * - Only the leader serves: it alone carries the serving label, port 8000 and
+ *   the readiness probe; the worker template carries only the worker
+ *   member's own metadata (omitted when empty).
+ * - The cache is mounted on both templates; `--model=/mnt/models` is added to
+ *   the leader only.
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { childName } from '../lib/names.js';
+import { claimKey, claimTemplate } from './claims.js';
+import type { Workload } from './native.js';
+import { workloadKey } from './native.js';
+import {
+  claimResources,
+  claims,
+  containerMounts,
+  engineArgs,
+  engineContainer,
+  healthProbe,
+  placement,
+  podMetadata,
+  podVolumes,
+  pullSecrets,
+  userEnv,
+} from './pod.js';
+import {
+  ENGINE_PORT,
+  type Engine,
+  LWS_ROLE_LABEL,
+  type Member,
+  REMOTE_NAMESPACE,
+  type Replica,
+  roleOf,
+  SERVING_LABEL,
+} from './types.js';
+
+/** The env aliases every gang pod gets first, in this order. */
+export const GANG_ENV = [
+  { name: 'MODELPLANE_LEADER_ADDRESS', value: '$(LWS_LEADER_ADDRESS)' },
+  { name: 'MODELPLANE_RANK', value: '$(LWS_WORKER_INDEX)' },
+] as const;
+
+function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean): JsonObject {
+  const c = engineContainer(m);
+  const container: JsonObject = { name: 'engine', image: c.image, volumeMounts: containerMounts(replica) };
+  if (claims(m)) container['resources'] = claimResources();
+  if (c.command !== undefined) container['command'] = [...c.command];
+  const args = engineArgs(c, leader && replica.spec.modelCacheRef !== undefined);
+  if (args.length > 0) container['args'] = args;
+  container['env'] = [...GANG_ENV.map((e) => ({ ...e })), ...userEnv(c)];
+  if (leader) {
+    container['ports'] = [{ containerPort: ENGINE_PORT }];
+    container['readinessProbe'] = healthProbe(ENGINE_PORT);
+  }
+  const spec: JsonObject = {
+    containers: [container],
+    volumes: podVolumes(replica),
+    ...placement(replica.name, engine.name, m),
+  };
+  const secrets = pullSecrets(m);
+  if (secrets) spec['imagePullSecrets'] = secrets;
+  return spec;
+}
+
+/** The LeaderWorkerSet of a Leader + Worker engine, with its claim templates. */
+export function lwsWorkload(replica: Replica, engine: Engine): Workload {
+  const leader = engine.members.find((m) => roleOf(m) === 'Leader') ?? engine.members[0]!;
+  const worker = engine.members.find((m) => roleOf(m) === 'Worker');
+  const name = childName(replica.name, engine.name);
+
+  const leaderMeta = podMetadata(leader.template.metadata, {
+    [SERVING_LABEL]: replica.name,
+    [LWS_ROLE_LABEL]: 'leader',
+  });
+  const leaderTemplate: { metadata?: JsonObject; spec: JsonObject } = {
+    ...(leaderMeta ? { metadata: leaderMeta } : {}),
+    spec: podSpec(replica, engine, leader, true),
+  };
+  const lwt: JsonObject = { size: 1 + (worker?.worker?.nodes ?? 1), leaderTemplate };
+  if (worker) {
+    const workerMeta = podMetadata(worker.template.metadata, {});
+    lwt['workerTemplate'] = {
+      ...(workerMeta ? { metadata: workerMeta } : {}),
+      spec: podSpec(replica, engine, worker, false),
+    };
+  }
+  const manifest: KubeObject = {
+    apiVersion: 'leaderworkerset.x-k8s.io/v1',
+    kind: 'LeaderWorkerSet',
+    metadata: { name, namespace: REMOTE_NAMESPACE },
+    spec: { replicas: engine.copies ?? 1, leaderWorkerTemplate: lwt },
+  };
+  const claimed = [leader, ...(worker ? [worker] : [])].filter(claims);
+  return {
+    engine,
+    key: workloadKey(engine),
+    manifest,
+    servingPod: leaderTemplate,
+    servingMember: leader,
+    claims: claimed.map((m) => ({ key: claimKey(engine.name, m), manifest: claimTemplate(replica.name, engine.name, m) })),
+  };
+}

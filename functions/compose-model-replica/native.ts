@@ -1,0 +1,105 @@
+/**
+ * The native backend: a Standalone engine becomes an `apps/v1` Deployment
+ * (spec/model-side.md §7.3).
+ *
+ * Guarantees: the Deployment is named child_name(replica, engine), runs
+ * `copies` pods selected by `modelplane.ai/workload`, and every pod carries
+ * the serving label (so the InferencePool finds it), is pinned to its pool,
+ * tolerates the GPU taint and claims its devices through the member's
+ * ResourceClaimTemplate. `args` is always written (possibly empty).
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { childName } from '../lib/names.js';
+import { claimKey, claimTemplate } from './claims.js';
+import {
+  claimResources,
+  claims,
+  containerMounts,
+  engineArgs,
+  engineContainer,
+  healthProbe,
+  placement,
+  podMetadata,
+  podVolumes,
+  pullSecrets,
+  userEnv,
+} from './pod.js';
+import {
+  ENGINE_PORT,
+  type Engine,
+  type Member,
+  REMOTE_NAMESPACE,
+  type Replica,
+  roleOf,
+  SERVING_LABEL,
+  WORKLOAD_LABEL,
+} from './types.js';
+
+/** A composed engine workload and the pieces routing decorates. */
+export interface Workload {
+  engine: Engine;
+  /** Desired key: `model-serving-<engine>`. */
+  key: string;
+  /** The Deployment or LeaderWorkerSet. */
+  manifest: KubeObject;
+  /** The pod template that serves traffic (Deployment template, LWS leader template), inside `manifest`. */
+  servingPod: { metadata?: JsonObject; spec: JsonObject };
+  /** The member whose pods serve traffic. */
+  servingMember: Member;
+  /** The member claim templates, by desired key. */
+  claims: { key: string; manifest: KubeObject }[];
+}
+
+/** The desired key of an engine's workload. */
+export function workloadKey(engine: Engine): string {
+  return `model-serving-${engine.name}`;
+}
+
+/** The Deployment of a Standalone engine, with its claim template. */
+export function nativeWorkload(replica: Replica, engine: Engine): Workload {
+  const member = engine.members.find((m) => roleOf(m) === 'Standalone') ?? engine.members[0]!;
+  const name = childName(replica.name, engine.name);
+  const c = engineContainer(member);
+  const container: JsonObject = {
+    name: 'engine',
+    image: c.image,
+    args: engineArgs(c, replica.spec.modelCacheRef !== undefined),
+    ports: [{ containerPort: ENGINE_PORT }],
+    volumeMounts: containerMounts(replica),
+    readinessProbe: healthProbe(ENGINE_PORT),
+  };
+  if (claims(member)) container['resources'] = claimResources();
+  if (c.command !== undefined) container['command'] = [...c.command];
+  if (c.env !== undefined) container['env'] = userEnv(c);
+
+  const spec: JsonObject = {
+    containers: [container],
+    volumes: podVolumes(replica),
+    ...placement(replica.name, engine.name, member),
+  };
+  const secrets = pullSecrets(member);
+  if (secrets) spec['imagePullSecrets'] = secrets;
+
+  const meta = podMetadata(member.template.metadata, { [SERVING_LABEL]: replica.name, [WORKLOAD_LABEL]: name });
+  const template: { metadata?: JsonObject; spec: JsonObject } = meta ? { metadata: meta, spec } : { spec };
+  const manifest: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: REMOTE_NAMESPACE },
+    spec: {
+      replicas: engine.copies ?? 1,
+      selector: { matchLabels: { [WORKLOAD_LABEL]: name } },
+      template,
+    },
+  };
+  return {
+    engine,
+    key: workloadKey(engine),
+    manifest,
+    servingPod: template,
+    servingMember: member,
+    claims: claims(member)
+      ? [{ key: claimKey(engine.name, member), manifest: claimTemplate(replica.name, engine.name, member) }]
+      : [],
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Pod pieces shared by both backends (spec/model-side.md §7.2): placement,
+ * claims, the model cache and the engine container.
+ *
+ * Guarantees:
+ * - Every pod of a member is pinned to its pool (`nodeSelector
+ *   modelplane.ai/pool`) and tolerates the GPU taint, claiming or not.
+ * - A claiming member's pod references its ResourceClaimTemplate as the one
+ *   pod claim `devices`, and its engine container claims it whole.
+ * - The user's container is copied, never rewritten: the only flag ever added
+ *   is `--model=/mnt/models`, and only when a cache is mounted, the container
+ *   has no `command`, and no `--model` flag is given (the vLLM-only heuristic
+ *   of §7.2). Env items keep their order with null fields dropped.
+ * - Every builder returns fresh objects; inputs are never mutated.
+ */
+import type { JsonObject } from '../lib/function.js';
+import { childName } from '../lib/names.js';
+import {
+  CACHE_MOUNT_PATH,
+  CACHE_VOLUME,
+  CLAIM_NAME,
+  type EngineContainer,
+  type EnvVar,
+  type Member,
+  POOL_LABEL,
+  type Replica,
+  roleOf,
+  type TemplateMeta,
+} from './types.js';
+
+/** The GPU toleration every model pod carries (taint `nvidia.com/gpu:NoSchedule`). */
+export const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' } as const;
+
+/** Name of the ResourceClaimTemplate of one member: child_name(replica, engine, role, "devices"). */
+export function claimTemplateName(replica: string, engine: string, m: Member): string {
+  return childName(replica, engine, roleOf(m).toLowerCase(), 'devices');
+}
+
+/** True when the member claims at least one device. */
+export function claims(m: Member): boolean {
+  return (m.deviceRequests?.length ?? 0) > 0;
+}
+
+/**
+ * The placement fields of a member's pod spec: `nodeSelector`, then
+ * `resourceClaims` (claiming members only), then `tolerations`.
+ */
+export function placement(replica: string, engine: string, m: Member): JsonObject {
+  const out: JsonObject = { nodeSelector: { [POOL_LABEL]: m.nodePoolName } };
+  if (claims(m)) {
+    out['resourceClaims'] = [{ name: CLAIM_NAME, resourceClaimTemplateName: claimTemplateName(replica, engine, m) }];
+  }
+  out['tolerations'] = [{ ...GPU_TOLERATION }];
+  return out;
+}
+
+/** The `/dev/shm` volume every engine pod mounts (a Memory emptyDir). */
+export function shmVolume(): JsonObject {
+  return { name: 'dshm', emptyDir: { medium: 'Memory' } };
+}
+
+/** The `/dev/shm` mount of the engine container. */
+export function shmMount(): JsonObject {
+  return { name: 'dshm', mountPath: '/dev/shm' };
+}
+
+/** The cache PVC name on the workload cluster: child_name("modelcache", namespace, cache), the ModelCache contract. */
+export function cacheClaimName(replica: Replica): string | undefined {
+  const cache = replica.spec.modelCacheRef?.name;
+  return cache ? childName('modelcache', replica.namespace, cache) : undefined;
+}
+
+/** Pod volumes: `dshm`, then the cache volume when a cache is referenced. */
+export function podVolumes(replica: Replica): JsonObject[] {
+  const claim = cacheClaimName(replica);
+  const volumes = [shmVolume()];
+  if (claim) volumes.push({ name: CACHE_VOLUME, persistentVolumeClaim: { claimName: claim } });
+  return volumes;
+}
+
+/** Engine container mounts: `dshm`, then the cache (read-write) when referenced. */
+export function containerMounts(replica: Replica): JsonObject[] {
+  const mounts = [shmMount()];
+  if (cacheClaimName(replica)) mounts.push({ name: CACHE_VOLUME, mountPath: CACHE_MOUNT_PATH });
+  return mounts;
+}
+
+/**
+ * The container args after the cache flag: `--model=/mnt/models` appended
+ * when `inject` and the container has no command and no `--model` flag.
+ */
+export function engineArgs(c: EngineContainer, inject: boolean): string[] {
+  const args = [...(c.args ?? [])];
+  if (!inject || c.command !== undefined) return args;
+  if (args.some((a) => a === '--model' || a.startsWith('--model='))) return args;
+  args.push(`--model=${CACHE_MOUNT_PATH}`);
+  return args;
+}
+
+/** A deep copy of a JSON value with every `null` field dropped. */
+export function withoutNulls<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutNulls) as T;
+  if (v !== null && typeof v === 'object') {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = withoutNulls(x);
+    return out as T;
+  }
+  return v;
+}
+
+/** The user's env, copied without null fields. */
+export function userEnv(c: EngineContainer): EnvVar[] {
+  return (c.env ?? []).map((e) => withoutNulls(e));
+}
+
+/** Whole-pod claim reference of a claiming container: `resources.claims [{name: devices}]`. */
+export function claimResources(): JsonObject {
+  return { claims: [{ name: CLAIM_NAME }] };
+}
+
+/** An HTTP readiness probe on `/health` (initial delay 30 s, period 10 s, timeout 5 s). */
+export function healthProbe(port: number): JsonObject {
+  return { httpGet: { path: '/health', port }, initialDelaySeconds: 30, periodSeconds: 10, timeoutSeconds: 5 };
+}
+
+/**
+ * Pod template metadata: the member's labels with `managed` labels winning,
+ * its annotations; `undefined` when both are empty.
+ */
+export function podMetadata(meta: TemplateMeta | undefined, managed: Record<string, string>): JsonObject | undefined {
+  const labels = { ...(meta?.labels ?? {}), ...managed };
+  const out: JsonObject = {};
+  if (Object.keys(labels).length > 0) out['labels'] = labels;
+  if (meta?.annotations && Object.keys(meta.annotations).length > 0) out['annotations'] = { ...meta.annotations };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The member's single engine container (the XRD allows exactly one, named `engine`; readReplica checked it is there). */
+export function engineContainer(m: Member): EngineContainer {
+  return m.template.spec!.containers[0]!;
+}
+
+/** Pull secrets of a member's template, copied, or `undefined`. */
+export function pullSecrets(m: Member): JsonObject[] | undefined {
+  const s = m.template.spec?.imagePullSecrets;
+  return s && s.length > 0 ? s.map((x) => ({ name: x.name })) : undefined;
+}
