@@ -1,0 +1,97 @@
+/**
+ * The scheduler's taint and toleration cases, model-side.md §11.2 and §3.7:
+ * whole-outcome table tests. Clusters a and b are identical except for a's taints.
+ */
+import { describe, expect, it } from 'vitest';
+import { ReasonKind as K } from '../../functions/schedule-model-deployment/placement.js';
+import { cand, cluster, deployment, type Outcome, replica, runSchedule } from '../builders/scheduler.js';
+
+const a = 'cluster-a';
+const b = 'cluster-b';
+const noSchedule = { key: 'maintenance', effect: 'NoSchedule' };
+const noExecute = { key: 'maintenance', effect: 'NoExecute' };
+const fleet = (...taints: object[]) => [cluster(a, { taints: taints as never[] }), cluster(b)];
+const tol = (...tolerations: object[]) => deployment({ tolerations: tolerations as never[] });
+const refused = (text: string) => ({ [a]: { kind: K.Taint, text: `untolerated taint ${text}` } });
+
+interface Case {
+  name: string;
+  reason: string;
+  run: () => Outcome;
+  want: Outcome;
+}
+
+const cases: Case[] = [
+  {
+    name: 'no-schedule-repels',
+    reason: 'NoSchedule on a: the new replica goes to b',
+    run: () => runSchedule({ clusters: fleet(noSchedule) }),
+    want: { candidates: [cand(b, 0)], refusals: refused('maintenance:NoSchedule') },
+  },
+  {
+    name: 'no-schedule-keeps-existing',
+    reason: 'NoSchedule leaves the existing replica on a',
+    run: () => runSchedule({ clusters: fleet(noSchedule), replicas: [replica(a, 0)] }),
+    want: { candidates: [cand(a, 0, undefined, { retained: true })], refusals: {} },
+  },
+  {
+    name: 'exists-tolerates',
+    reason: 'an Exists toleration of the key allows a',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Exists' }), clusters: fleet(noSchedule) }),
+    want: { candidates: [cand(a, 0)], refusals: {} },
+  },
+  {
+    name: 'no-execute-drains',
+    reason: 'NoExecute drains a; the replica is re-placed on b',
+    run: () => runSchedule({ clusters: fleet(noExecute), replicas: [replica(a, 0)] }),
+    want: { candidates: [cand(b, 0)], refusals: refused('maintenance:NoExecute') },
+  },
+  {
+    name: 'no-execute-tolerated',
+    reason: 'a tolerated NoExecute taint retains the replica',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Exists', effect: 'NoExecute' }), clusters: fleet(noExecute), replicas: [replica(a, 0)] }),
+    want: { candidates: [cand(a, 0, undefined, { retained: true })], refusals: {} },
+  },
+  {
+    name: 'no-execute-nowhere',
+    reason: 'NoExecute with nowhere else to go leaves the count unmet',
+    run: () => runSchedule({ clusters: [cluster(a, { taints: [noExecute] })], replicas: [replica(a, 0)] }),
+    want: { candidates: [], refusals: refused('maintenance:NoExecute') },
+  },
+  {
+    name: 'effect-mismatch',
+    reason: 'a toleration with effect NoSchedule does not cover NoExecute',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Exists', effect: 'NoSchedule' }), clusters: fleet(noExecute), replicas: [replica(a, 0)] }),
+    want: { candidates: [cand(b, 0)], refusals: refused('maintenance:NoExecute') },
+  },
+  {
+    name: 'second-taint-repels',
+    reason: 'tolerating one taint does not cover a second',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Exists' }), clusters: fleet(noSchedule, { key: 'gpu-burn', effect: 'NoSchedule' }) }),
+    want: { candidates: [cand(b, 0)], refusals: refused('gpu-burn:NoSchedule') },
+  },
+  {
+    name: 'equal-value-on',
+    reason: 'Equal with the taint value "on" tolerates',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Equal', value: 'on' }), clusters: fleet({ ...noSchedule, value: 'on' }) }),
+    want: { candidates: [cand(a, 0)], refusals: {} },
+  },
+  {
+    name: 'equal-value-off',
+    reason: 'Equal with value "off" does not tolerate "on"',
+    run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Equal', value: 'off' }), clusters: fleet({ ...noSchedule, value: 'on' }) }),
+    want: { candidates: [cand(b, 0)], refusals: refused('maintenance=on:NoSchedule') },
+  },
+  {
+    name: 'keyless-exists',
+    reason: 'a key-less Exists toleration tolerates everything',
+    run: () => runSchedule({ deployment: tol({ operator: 'Exists' }), clusters: fleet(noSchedule, noExecute), replicas: [replica(a, 0)] }),
+    want: { candidates: [cand(a, 0, undefined, { retained: true })], refusals: {} },
+  },
+];
+
+describe('scheduler acceptance (model-side.md §11.2): taints and tolerations', () => {
+  it.each(cases)('$name: $reason', ({ run, want }) => {
+    expect(run()).toEqual(want);
+  });
+});
