@@ -1,0 +1,307 @@
+/**
+ * compose-inference-gateway: platform-side.md §13.3 (IG-1 … IG-3) and the
+ * MetalLB path of §13.6 (what the Vultr and demo seeds use), as whole-response
+ * tables. Expected CRDs are the upstream Gateway API v1.5.1 files under
+ * ../shared/crds, verbatim.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { compose } from '../../functions/compose-inference-gateway/compose.js';
+import type { ComposeRequest, ComposeResult, Condition, DesiredResource, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { cond, observed, request } from '../builders/platform.js';
+import { sharedCrdsDir } from '../helpers/crd.js';
+
+interface Case {
+  name: string;
+  reason: string;
+  req: () => ComposeRequest;
+  want: ComposeResult;
+}
+
+const HELM = 'helm.m.crossplane.io/v1beta1';
+const NS = 'modelplane-system';
+const crdFiles = ['backendtlspolicies', 'gatewayclasses', 'gateways', 'grpcroutes', 'httproutes', 'listenersets', 'referencegrants', 'tlsroutes'];
+const upstreamCrds: Record<string, KubeObject> = Object.fromEntries(
+  crdFiles.map((f) => {
+    const crd = parse(readFileSync(resolve(sharedCrdsDir, 'gateway.networking.k8s.io', `${f}.yaml`), 'utf8')) as KubeObject;
+    return [`gateway-api-crd-${f}.gateway.networking.k8s.io`, crd];
+  }),
+);
+const crds = (): Record<string, KubeObject> => structuredClone(upstreamCrds);
+const crdsDesired = (ready: boolean) =>
+  Object.fromEntries(Object.entries(crds()).map(([k, r]) => [k, ready ? { resource: r, ready: true } : { resource: r }]));
+const crdsEstablished = () => Object.fromEntries(Object.entries(crds()).map(([k, r]) => [k, observed(r, {}, [cond('Established')])]));
+
+const gatewayXR = (traefik: JsonObject = {}): KubeObject => ({
+  apiVersion: 'modelplane.ai/v1alpha1',
+  kind: 'InferenceGateway',
+  metadata: { name: 'test-gateway' },
+  spec: { backend: 'Traefik', traefik: { version: '40.2.0', ...traefik } },
+});
+const metallbXR = () => gatewayXR({ loadBalancer: 'MetalLB', metallb: { addressPool: '172.18.255.200-172.18.255.250' } });
+
+const pc: KubeObject = {
+  apiVersion: HELM,
+  kind: 'ProviderConfig',
+  metadata: { name: 'modelplane-in-cluster', namespace: NS },
+  spec: { credentials: { source: 'InjectedIdentity' } },
+};
+const byRelease = (release: string) => ({
+  apiVersion: HELM,
+  kind: 'Release',
+  resourceSelector: { matchControllerRef: true, matchLabels: { 'modelplane.ai/release': release } },
+});
+const pcUsage = (release: string): KubeObject => ({
+  apiVersion: 'protection.crossplane.io/v1beta1',
+  kind: 'Usage',
+  metadata: { namespace: NS },
+  spec: {
+    of: { apiVersion: HELM, kind: 'ProviderConfig', resourceRef: { name: 'modelplane-in-cluster' } },
+    by: byRelease(release),
+    replayDeletion: true,
+  },
+});
+const traefik: KubeObject = {
+  apiVersion: HELM,
+  kind: 'Release',
+  metadata: { namespace: NS, labels: { 'modelplane.ai/release': 'traefik' } },
+  spec: {
+    providerConfigRef: { kind: 'ProviderConfig', name: 'modelplane-in-cluster' },
+    forProvider: {
+      chart: { name: 'traefik', repository: 'https://traefik.github.io/charts', version: '40.2.0' },
+      namespace: 'traefik-system',
+      values: {
+        providers: {
+          kubernetesGateway: { enabled: true, statusAddress: { service: { namespace: 'traefik-system', name: 'traefik' } } },
+          kubernetesIngress: { enabled: false },
+        },
+        service: { nameOverride: 'traefik' },
+        gateway: { enabled: false },
+        gatewayClass: { enabled: false },
+      },
+    },
+  },
+};
+const metallb: KubeObject = {
+  apiVersion: HELM,
+  kind: 'Release',
+  metadata: { namespace: NS, labels: { 'modelplane.ai/release': 'metallb' } },
+  spec: {
+    providerConfigRef: { kind: 'ProviderConfig', name: 'modelplane-in-cluster' },
+    forProvider: { chart: { name: 'metallb', repository: 'https://metallb.github.io/metallb', version: '0.14.9' }, namespace: 'metallb-system' },
+  },
+};
+const traefikUsages = (): Record<string, DesiredResource> => ({
+  'usage-pc-by-traefik': { resource: pcUsage('traefik'), ready: true },
+  'usage-gateway-class-by-traefik': {
+    resource: {
+      apiVersion: 'protection.crossplane.io/v1beta1',
+      kind: 'ClusterUsage',
+      spec: {
+        of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', resourceRef: { name: 'traefik' } },
+        by: byRelease('traefik'),
+        replayDeletion: true,
+      },
+    },
+    ready: true,
+  },
+  'usage-gateway-by-traefik': {
+    resource: {
+      apiVersion: 'protection.crossplane.io/v1beta1',
+      kind: 'Usage',
+      metadata: { namespace: NS },
+      spec: {
+        of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', resourceRef: { name: 'modelplane' } },
+        by: byRelease('traefik'),
+        replayDeletion: true,
+      },
+    },
+    ready: true,
+  },
+});
+const gatewayClass: KubeObject = {
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'GatewayClass',
+  metadata: { name: 'traefik' },
+  spec: { controllerName: 'traefik.io/gateway-controller' },
+};
+const gateway: KubeObject = {
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'Gateway',
+  metadata: { name: 'modelplane', namespace: NS },
+  spec: {
+    gatewayClassName: 'traefik',
+    listeners: [{ name: 'web', protocol: 'HTTP', port: 8000, allowedRoutes: { namespaces: { from: 'All' } } }],
+  },
+};
+const metallbNs: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'metallb-system' } };
+const pool: KubeObject = {
+  apiVersion: 'metallb.io/v1beta1',
+  kind: 'IPAddressPool',
+  metadata: { name: 'modelplane', namespace: 'metallb-system' },
+  spec: { addresses: ['172.18.255.200-172.18.255.250'] },
+};
+const l2: KubeObject = {
+  apiVersion: 'metallb.io/v1beta1',
+  kind: 'L2Advertisement',
+  metadata: { name: 'modelplane', namespace: 'metallb-system' },
+  spec: { ipAddressPools: ['modelplane'] },
+};
+const installing: Condition[] = [{ type: 'ControllerReady', status: 'False', reason: 'Installing' }];
+const healthy: Condition[] = [{ type: 'ControllerReady', status: 'True', reason: 'ControllerHealthy' }];
+const pcObserved = () => ({ 'provider-config-helm': observed(pc) });
+
+const cases: Case[] = [
+  {
+    name: 'IG-1 nothing observed',
+    reason: 'the ProviderConfig and the Gateway API CRDs first',
+    req: () => request(gatewayXR()),
+    want: {
+      resources: { 'provider-config-helm': { resource: pc, ready: true }, ...crdsDesired(false) },
+      status: {},
+      conditions: installing,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'IG-2 CRDs Established',
+    reason: 'Traefik and its three Usages once the ProviderConfig is observed and every CRD Established',
+    req: () => request(gatewayXR(), { observed: { ...pcObserved(), ...crdsEstablished() } }),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(true),
+        traefik: { resource: traefik },
+        ...traefikUsages(),
+      },
+      status: {},
+      conditions: installing,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'IG-3 Traefik Ready, Gateway Accepted',
+    reason: 'GatewayClass and Gateway ready on Accepted; the address is published',
+    req: () =>
+      request(gatewayXR(), {
+        observed: {
+          ...pcObserved(),
+          ...crdsEstablished(),
+          traefik: observed(traefik, {}, [cond('Ready')]),
+          'gateway-class': observed(gatewayClass, {}, [cond('Accepted')]),
+          gateway: observed(gateway, { addresses: [{ type: 'IPAddress', value: '10.0.0.42' }] }, [cond('Accepted')]),
+        },
+      }),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(true),
+        traefik: { resource: traefik, ready: true },
+        ...traefikUsages(),
+        'gateway-class': { resource: gatewayClass, ready: true },
+        gateway: { resource: gateway, ready: true },
+      },
+      status: { address: '10.0.0.42' },
+      conditions: healthy,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'Traefik Ready, Gateway not observed yet',
+    reason: 'the Gateway is composed with the reference event',
+    req: () => request(gatewayXR(), { observed: { ...pcObserved(), ...crdsEstablished(), traefik: observed(traefik, {}, [cond('Ready')]) } }),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(true),
+        traefik: { resource: traefik, ready: true },
+        ...traefikUsages(),
+        'gateway-class': { resource: gatewayClass },
+        gateway: { resource: gateway },
+      },
+      status: {},
+      conditions: healthy,
+      results: [{ severity: 'Normal', message: 'Traefik ready, composing Gateway' }],
+      requirements: {},
+    },
+  },
+  {
+    name: 'MetalLB first pass',
+    reason: 'the metallb-system namespace is composed at once',
+    req: () => request(metallbXR()),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(false),
+        'namespace-metallb': { resource: metallbNs, ready: true },
+      },
+      status: {},
+      conditions: installing,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'MetalLB after the ProviderConfig',
+    reason: 'the MetalLB Release and its ProviderConfig Usage once the ProviderConfig is observed',
+    req: () => request(metallbXR(), { observed: pcObserved() }),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(false),
+        'namespace-metallb': { resource: metallbNs, ready: true },
+        metallb: { resource: metallb },
+        'usage-pc-by-metallb': { resource: pcUsage('metallb'), ready: true },
+      },
+      status: {},
+      conditions: installing,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'MetalLB Ready',
+    reason: 'the address pool and L2 advertisement once MetalLB is Ready',
+    req: () => request(metallbXR(), { observed: { ...pcObserved(), metallb: observed(metallb, {}, [cond('Ready')]) } }),
+    want: {
+      resources: {
+        'provider-config-helm': { resource: pc, ready: true },
+        ...crdsDesired(false),
+        'namespace-metallb': { resource: metallbNs, ready: true },
+        metallb: { resource: metallb, ready: true },
+        'usage-pc-by-metallb': { resource: pcUsage('metallb'), ready: true },
+        'metallb-pool': { resource: pool, ready: true },
+        'metallb-l2': { resource: l2, ready: true },
+      },
+      status: {},
+      conditions: installing,
+      results: [],
+      requirements: {},
+    },
+  },
+  {
+    name: 'no spec.traefik',
+    reason: 'the XRD forbids it; the reference crashes; we keep what exists and say so',
+    req: () =>
+      request({ ...gatewayXR(), spec: { backend: 'Traefik' } }, { observed: { 'provider-config-helm': observed(pc) } }),
+    want: {
+      resources: { 'provider-config-helm': { resource: pc } },
+      conditions: [
+        { type: 'ControllerReady', status: 'False', reason: 'InvalidSpec', message: 'spec.traefik is required when spec.backend is Traefik.' },
+      ],
+      results: [{ severity: 'Warning', message: 'spec.traefik is required when spec.backend is Traefik.' }],
+      requirements: {},
+    },
+  },
+];
+
+describe('compose-inference-gateway (§13.3)', () => {
+  it.each(cases)('$name', ({ req, want }) => {
+    expect(compose(req())).toStrictEqual(want);
+  });
+});
