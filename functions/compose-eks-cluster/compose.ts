@@ -43,6 +43,7 @@ import { AUTOSCALER_KEY, clusterAutoscaler, EFA_DRA_KEY, efaDraDriver } from './
 import { efsResources, FILESYSTEM_KEY, STORAGE_CLASS, STORAGE_CLASS_KEY, storageClass } from './storage.js';
 import {
   formatIssues,
+  invalidNetworkingMessage,
   invalidSpecMessage,
   pruneNulls,
   type PoolProblem,
@@ -70,7 +71,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const spec = parsed.data.spec;
   const zoned = zonesOf(name, spec.region, spec.networking?.subnetCidrs ?? DEFAULT_SUBNET_CIDRS);
-  if ('errors' in zoned) return keepAll(req, REASON_INVALID_NETWORKING, invalidSpecMessage(zoned.errors.join(' ')));
+  if ('errors' in zoned) return keepAll(req, REASON_INVALID_NETWORKING, invalidNetworkingMessage(zoned.errors));
 
   const observed: Record<string, KubeObject> = {};
   for (const [key, o] of Object.entries(req.observed)) observed[key] = o.resource;

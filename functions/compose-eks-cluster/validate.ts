@@ -106,6 +106,11 @@ export function invalidSpecMessage(issues: string): string {
   return `EKSCluster spec is invalid: ${issues}. Fix the fields named; nothing is changed until then.`;
 }
 
+/** The message of unusable subnet CIDRs (each error already names its field and fix). */
+export function invalidNetworkingMessage(errors: readonly string[]): string {
+  return `${errors.join(' ')} Nothing is changed until then.`;
+}
+
 /**
  * The {@link SPEC_VALID} condition to return: False with the joined messages
  * when there are problems; True when there are none but the XR carries the

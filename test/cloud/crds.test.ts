@@ -1,0 +1,79 @@
+/**
+ * Every object compose-eks-cluster and compose-vultr-cluster compose is valid
+ * against its real CRD under ../shared/crds (provider-aws v2.6.0,
+ * provider-vultr v1.0.0, provider-helm v1.4.0, provider-kubernetes v1.3.0):
+ * OpenAPI types, unknown fields, and the CRDs' CEL rules. The requests cover
+ * every shape: all gates open, capacity-block + EFA, System and fixed pools,
+ * named credentials.
+ */
+import { describe, expect, it } from 'vitest';
+import { compose as composeEks } from '../../functions/compose-eks-cluster/compose.js';
+import { compose as composeVultr } from '../../functions/compose-vultr-cluster/compose.js';
+import { type ComposeResult, getPath, type KubeObject } from '../../functions/lib/function.js';
+import { eksPool, eksXr, poolA, poolH200, poolL40s, request, seen, vultrPool, vultrXr } from '../builders/cloud.js';
+import { formatFieldError } from '../../functions/lib/schema/index.js';
+import { validateAgainstCrd } from '../helpers/crd.js';
+
+/**
+ * Known gap of functions/lib/schema (reported, not ours to change): CEL rules
+ * that use Kubernetes' escaped property names (`self.forProvider.__namespace__`
+ * for the field `namespace`) are evaluated without unescaping, so the rule
+ * fails although `spec.forProvider.namespace` is set. Only this exact error is
+ * ignored, and only while the field is present.
+ */
+const UNESCAPED_NAMESPACE_RULE = 'spec: Invalid value: "object": spec.forProvider.namespace is a required parameter';
+
+function errorsOf(obj: KubeObject): string[] {
+  const errors = validateAgainstCrd(obj).errors.map(formatFieldError);
+  const hasNamespace = getPath(obj, 'spec', 'forProvider', 'namespace') !== undefined;
+  return errors.filter((e) => !(hasNamespace && e === UNESCAPED_NAMESPACE_RULE));
+}
+
+const EKS = 'eks.aws.m.upbound.io/v1beta1';
+
+function eksEverything(): ComposeResult {
+  const xr = eksXr(
+    [
+      poolA(),
+      poolH200({ fabric: 'EFA', capacityBlock: { capacityReservationId: 'cr-0123456789abcdef0' } }),
+      eksPool('cpu', { role: 'System', instanceType: 'm6i.2xlarge', gpu: undefined }),
+    ],
+    { credentials: { type: 'ProviderConfig', name: 'my-aws-account' } },
+  );
+  return composeEks(
+    request(xr, {
+      cluster: seen(EKS, 'Cluster', { ready: true, status: { atProvider: { vpcConfig: { clusterSecurityGroupId: 'sg-0cluster' } } } }),
+      'efa-security-group': seen('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroup', { externalName: 'sg-0efa' }),
+      'efs-filesystem': seen('efs.aws.m.upbound.io/v1beta1', 'FileSystem', { externalName: 'fs-0abc123' }),
+    }),
+  );
+}
+
+function vultrEverything(): ComposeResult {
+  const xr = vultrXr(
+    [
+      poolL40s(),
+      vultrPool('fixed', { plan: 'vcg-a16-6c-64g-16vram', nodeCount: 2 }),
+      { name: 'workers', role: 'System', plan: 'vc2-6c-16gb', nodeCount: 2, minNodeCount: 2, maxNodeCount: 5 },
+    ],
+    { credentials: { type: 'ProviderConfig', name: 'my-vultr' } },
+  );
+  return composeVultr(request(xr, { cluster: seen('vke.vultr.m.upbound.io/v1beta1', 'Kubernetes', { ready: true }) }));
+}
+
+describe('composed objects against their CRDs', () => {
+  const eks = eksEverything();
+  const vultr = vultrEverything();
+
+  it('covers every EKS key shape (59) and every Vultr key shape (6)', () => {
+    expect([Object.keys(eks.resources).length, Object.keys(vultr.resources).length]).toEqual([59, 6]);
+  });
+
+  it.each(Object.keys(eks.resources).sort())('EKS %s', (key) => {
+    expect(errorsOf(eks.resources[key]!.resource)).toEqual([]);
+  });
+
+  it.each(Object.keys(vultr.resources).sort())('Vultr %s', (key) => {
+    expect(errorsOf(vultr.resources[key]!.resource)).toEqual([]);
+  });
+});
