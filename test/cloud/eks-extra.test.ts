@@ -34,7 +34,7 @@ function nodeGroup(from: string, forProvider: JsonObject, desiredSize = 1): Kube
 }
 
 /** A False SpecValid condition and the Warning results of `messages`. */
-function invalid(reason: string, messages: string[]): Partial<ComposeResult> {
+function invalid(reason: string, messages: string[]): Pick<ComposeResult, 'conditions' | 'results'> {
   return {
     conditions: [{ type: 'SpecValid', status: 'False', reason, message: messages.join(' ') }],
     results: messages.map((message) => ({ severity: 'Warning' as const, message, reason })),
