@@ -51,7 +51,7 @@ function walk(type: string, v: unknown, path: string, errors: string[]): void {
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
   if (array) {
     if (!Array.isArray(v)) return void errors.push(`${at}: expected array`);
-    v.forEach((x, i) => walk(array[1]!, x, `${path}[${i}]`, errors));
+    for (const [i, x] of v.entries()) walk(array[1]!, x, `${path}[${i}]`, errors);
   } else if (map) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return void errors.push(`${at}: expected map`);
     for (const [k, x] of Object.entries(v)) walk(map[1]!, x, `${path}[${k}]`, errors);
