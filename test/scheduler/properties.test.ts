@@ -1,0 +1,145 @@
+/**
+ * Property tests of the scheduler's invariants (scheduling.ts header) over
+ * seeded random fleets (random-fleet.ts), CASES seeds per property:
+ * - no pool is ever overcommitted by a new placement;
+ * - the outcome is identical under any permutation of the input lists;
+ * - scheduling its own output again changes nothing;
+ * - a healthy retained replica never moves, whatever else changes in the
+ *   fleet (more clusters, more replicas, other deployments filling pools).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../functions/lib/function.js';
+import { composeReplica } from '../../functions/schedule-model-deployment/children.js';
+import { type DeploymentSpec, readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
+import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
+import type { Candidate } from '../../functions/schedule-model-deployment/model.js';
+import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
+import { replica, stubMatcher } from '../builders/scheduler.js';
+import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
+
+const CASES = 500;
+const seeds = Array.from({ length: CASES }, (_, i) => 1000 + i);
+
+interface World {
+  dep: KubeObject;
+  spec: DeploymentSpec;
+  clusters: KubeObject[];
+  replicas: KubeObject[];
+}
+
+function world(seed: number): World {
+  const r = new Rand(seed);
+  const clusters = randomClusters(r);
+  const dep = randomDeployment(r);
+  const read = readDeployment(dep);
+  if (!read.ok) throw new Error(read.errors.join('; '));
+  return { dep, spec: read.deployment, clusters, replicas: randomReplicas(r, clusters, dep) };
+}
+
+function run(w: World, clusters = w.clusters, replicas = w.replicas) {
+  const out = schedule({ deployment: w.spec, fleet: readFleet(clusters), replicas: readReplicas(replicas), fill: true, matcher: stubMatcher() });
+  if (out.kind === 'invalid') throw new Error('random deployments only use valid selectors');
+  return out;
+}
+
+/** Our replicas as the function would compose them from candidates (what Crossplane then lists back). */
+function asReplicas(w: World, candidates: readonly Candidate[]): KubeObject[] {
+  return candidates.map((c) => composeReplica(w.spec, c));
+}
+
+const others = (w: World) => w.replicas.filter((r) => r.metadata?.labels?.['modelplane.ai/deployment'] !== 'my-model' || r.metadata?.namespace !== 'ml-team');
+const strip = (cs: readonly Candidate[]) => cs.map(({ retained: _r, ...c }) => c);
+
+describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
+  it('never overcommits a pool with a new placement', () => {
+    const failures: string[] = [];
+    let placedSomething = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const out = run(w);
+      const fleet = readFleet(w.clusters);
+      const all = readReplicas(w.replicas);
+      const retained = new Set(out.candidates.filter((c) => c.retained).map((c) => `${c.cluster}/${c.index}`));
+      const used = new Map<string, number>();
+      const add = (k: string, n: number) => used.set(k, (used.get(k) ?? 0) + n);
+      // An upper bound of what is held: every replica of others, and every one of ours whose
+      // identity was retained (two of ours colliding on one identity are both counted).
+      for (const r of all) {
+        const ours = r.namespace === 'ml-team' && r.deployment === 'my-model';
+        if (ours && !retained.has(`${r.clusterName}/${r.index}`)) continue;
+        for (const e of r.engines) for (const m of e.members) add(`${r.clusterName}/${m.nodePoolName}`, m.cost);
+      }
+      const newOnes = out.candidates.filter((c) => !c.retained);
+      for (const c of newOnes) {
+        for (const e of c.engines) {
+          const spec = w.spec.engines.find((x) => x.name === e.name)!;
+          e.members.forEach((m, i) => {
+            if (m.requests.length > 0) add(`${c.cluster}/${m.pool}`, spec.members[i]!.nodes);
+          });
+        }
+      }
+      for (const c of newOnes) {
+        placedSomething++;
+        for (const e of c.engines) {
+          const p = fleet.clusters.find((x) => x.name === c.cluster)!.pools.find((x) => x.name === e.members[0]!.pool)!;
+          const held = used.get(`${c.cluster}/${p.name}`) ?? 0;
+          if (held > p.nodes) failures.push(`seed ${seed}: ${c.cluster}/${p.name} holds ${held} of ${p.nodes} nodes`);
+          if (new Set(e.members.map((m) => m.pool)).size !== 1) failures.push(`seed ${seed}: engine ${e.name} spans pools`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(placedSomething).toBeGreaterThan(CASES / 2);
+  });
+
+  it('gives the same outcome for any order of clusters and replicas', () => {
+    const failures: number[] = [];
+    for (const seed of seeds) {
+      const w = world(seed);
+      const r = new Rand(seed * 7 + 1);
+      const a = run(w);
+      const b = run(w, r.shuffle(w.clusters), r.shuffle(w.replicas));
+      if (!isDeepStrictEqual(a, b)) failures.push(seed);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('changes nothing when run on its own output', () => {
+    const failures: number[] = [];
+    let nonEmpty = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const first = run(w);
+      const second = run(w, w.clusters, [...others(w), ...asReplicas(w, first.candidates)]);
+      if (!isDeepStrictEqual(strip(second.candidates), strip(first.candidates)) || !second.candidates.every((c) => c.retained)) failures.push(seed);
+      if (first.candidates.length > 0) nonEmpty++;
+    }
+    expect(failures).toEqual([]);
+    expect(nonEmpty).toBeGreaterThan(CASES / 2);
+  });
+
+  it('never moves a healthy retained replica when the fleet grows, more replicas are asked for, or others fill the pools', () => {
+    const failures: string[] = [];
+    let retained = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const r = new Rand(seed * 13 + 5);
+      const first = run(w);
+      const ours = asReplicas(w, first.candidates);
+      const more = readDeployment({ ...w.dep, spec: { ...(w.dep['spec'] as object), replicas: w.spec.replicas + r.int(0, 3) } });
+      if (!more.ok) throw new Error('bad deployment');
+      const grown = [...w.clusters, ...randomClusters(r, r.int(0, 3), 20)];
+      const squatters = first.candidates.map((c, i) => replica(c.cluster, 0, { deployment: 'squatter', name: `sq-${i}`, pool: c.engines[0]!.members[0]!.pool, copies: 4 }));
+      const w2: World = { ...w, spec: more.deployment };
+      const second = run(w2, grown, [...others(w), ...squatters, ...ours]);
+      for (const c of first.candidates) {
+        const kept = second.candidates.find((x) => x.cluster === c.cluster && x.index === c.index);
+        if (!isDeepStrictEqual(kept, { ...c, retained: true })) failures.push(`seed ${seed}: ${c.cluster}/${c.index}`);
+        else retained++;
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(retained).toBeGreaterThan(CASES);
+  });
+});
