@@ -5,25 +5,38 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-inference-cluster/compose.js';
-import type { ComposeRequest, ComposeResult, Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import type { ComposeRequest, ComposeResult, Condition } from '../../functions/lib/function.js';
 import { childName } from '../../functions/lib/names.js';
 import {
   CPC_NAME,
   classes,
-  cond,
   expectedBackendUsage,
   expectedCpc,
   expectedStack,
   gpuDevice,
   IC,
   icRequirements,
-  inferenceCluster,
   observed,
   pool,
   request,
   requiredClasses,
   stdStatus,
 } from '../builders/platform.js';
+import {
+  aksIC,
+  aksSpec,
+  eksIC,
+  eksPool,
+  eksSpec,
+  gkeIC,
+  gkeSpec,
+  nebiusIC,
+  nebiusSpec,
+  nested,
+  readyNested,
+  vultrIC,
+  vultrSpec,
+} from './fixtures/clusters.js';
 
 interface Case {
   name: string;
@@ -44,115 +57,6 @@ const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
 const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')] });
 const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')], multiNode: false };
 const kubeconfigSecret = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', key: 'kubeconfig' };
-
-function nested(kind: string, spec: JsonObject): KubeObject {
-  return {
-    apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
-    kind,
-    metadata: { name: IC, namespace: 'modelplane-system' },
-    spec,
-  };
-}
-
-const gkeSpec = (extra: JsonObject = {}): JsonObject => ({
-  region: 'us-central1',
-  kubernetesVersion: '1.35',
-  nodePools: [
-    {
-      name: 'l4-pool',
-      role: 'GPU',
-      machineType: 'g2-standard-48',
-      nodeCount: 2,
-      minNodeCount: null,
-      maxNodeCount: 4,
-      diskSizeGb: 100,
-      gpu: { acceleratorType: 'nvidia-l4', acceleratorCount: 1 },
-      zones: ['us-central1-a'],
-    },
-  ],
-  ...extra,
-});
-const eksPool = (extra: JsonObject = {}): JsonObject => ({
-  name: 'l4-pool',
-  role: 'GPU',
-  instanceType: 'g6.xlarge',
-  nodeCount: 2,
-  minNodeCount: null,
-  maxNodeCount: 4,
-  diskSizeGb: 100,
-  gpu: { acceleratorType: 'nvidia-l4' },
-  zones: ['us-west-2a', 'us-west-2b'],
-  ...extra,
-});
-const eksSpec = (p: JsonObject = eksPool()): JsonObject => ({ region: 'us-west-2', kubernetesVersion: '1.36', nodePools: [p] });
-const nebiusSpec: JsonObject = {
-  kubernetesVersion: '1.34',
-  nodePools: [
-    {
-      name: 'h100-pool',
-      role: 'GPU',
-      platform: 'gpu-h100-sxm',
-      preset: '8gpu-128vcpu-1600gb',
-      diskSizeGb: 200,
-      nodeCount: 2,
-      maxNodeCount: 4,
-      gpu: { acceleratorType: 'nvidia-h100', driversPreset: 'cuda13.0' },
-      fabric: { type: 'InfiniBand', infiniband: { fabric: 'fabric-2' } },
-    },
-  ],
-};
-const aksSpec: JsonObject = {
-  location: 'westeurope',
-  kubernetesVersion: '1.34',
-  nodePools: [
-    {
-      name: 'h100pool',
-      role: 'GPU',
-      vmSize: 'Standard_ND96isr_H100_v5',
-      diskSizeGb: 200,
-      nodeCount: 2,
-      minNodeCount: 1,
-      maxNodeCount: 4,
-      gpu: { acceleratorType: 'nvidia-h100' },
-      fabric: 'InfiniBand',
-    },
-  ],
-};
-const vultrSpec = (extra: JsonObject = {}): JsonObject => ({
-  region: 'ewr',
-  kubernetesVersion: 'v1.36.1+3',
-  nodePools: [
-    {
-      name: 'l40s-pool',
-      role: 'GPU',
-      plan: 'vcg-l40s-16c-180g-48vram',
-      nodeCount: 2,
-      maxNodeCount: 4,
-      gpu: { acceleratorType: 'nvidia-l40s' },
-    },
-  ],
-  ...extra,
-});
-
-const gkeIC = (extra: JsonObject = {}) =>
-  inferenceCluster({ source: 'GKE', gke: { region: 'us-central1', ...extra } }, [pool('l4-pool', 'gpu-l4', { zones: ['us-central1-a'] })]);
-const eksIC = (p: JsonObject = pool('l4-pool', 'gpu-l4-eks', { zones: ['us-west-2a', 'us-west-2b'] })) =>
-  inferenceCluster({ source: 'EKS', eks: { region: 'us-west-2' } }, [p]);
-const nebiusIC = () =>
-  inferenceCluster({ source: 'Nebius', nebius: {} }, [
-    pool('h100-pool', 'gpu-h100-nebius', { fabric: { type: 'InfiniBand', infiniband: { fabric: 'fabric-2' } } }),
-  ]);
-const aksIC = () =>
-  inferenceCluster({ source: 'AKS', aks: { location: 'westeurope' } }, [
-    pool('h100pool', 'gpu-h100-aks', { minNodeCount: 1, fabric: { type: 'InfiniBand' } }),
-  ]);
-const vultrIC = (extra: JsonObject = {}) =>
-  inferenceCluster({ source: 'Vultr', vultr: { region: 'ewr', ...extra } }, [pool('l40s-pool', 'gpu-l40s-vultr')]);
-
-/** An observed nested XR: Ready, with secrets and an optional cache. */
-function readyNested(kind: string, spec: JsonObject, secrets: JsonObject[], cache?: string) {
-  return observed(nested(kind, spec), { secrets, ...(cache ? { cache: { storageClassName: cache } } : {}) }, [cond('Ready')]);
-}
 
 const cases: Case[] = [
   {
