@@ -3,8 +3,9 @@
  * and plan). Bad input prints one line `modelplane <command>: <message>` and
  * exits 1; no stack trace reaches the user.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from './load.js';
+import { runPlan } from './plan.js';
 import { runRender } from './render.js';
 import { runServe } from './serve.js';
 
@@ -44,6 +45,31 @@ program
       process.exitCode = await runRender(xr, composition, functions, flags);
     } catch (err) {
       fail('render', err);
+    }
+  });
+
+program
+  .command('plan')
+  .description('plan the whole fleet in one process: where every replica lands, routes, every composed object')
+  .argument('<paths...>', 'manifest files or directories (YAML streams)')
+  .addOption(new Option('--output <format>', 'report format').choices(['text', 'json', 'yaml']).default('text'))
+  .option('--write <dir>', 'write every composed object as YAML, one file per object, a folder per XR')
+  .option(
+    '--rounds <n>',
+    'maximum reconcile rounds per phase',
+    (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('want a whole number 1-1000');
+      return n;
+    },
+    20,
+  )
+  .option('--together', 'apply developer kinds together with the platform instead of after it')
+  .action(async (paths: string[], flags) => {
+    try {
+      process.exitCode = await runPlan(paths, flags);
+    } catch (err) {
+      fail('plan', err);
     }
   });
 

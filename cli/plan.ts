@@ -1,0 +1,72 @@
+/**
+ * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]`:
+ * the preview a platform team reviews before applying (plan/plan.ts).
+ *
+ * Exit codes: 0 planned; 1 when any input was invalid (it is reported and
+ * left out) or a file could not be read.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeObject } from '../functions/lib/function.js';
+import { plan } from './plan/plan.js';
+import { buildReport } from './plan/report.js';
+import { controllerUid } from './plan/store.js';
+import { formatText } from './plan/text.js';
+import { toYaml } from './render/output.js';
+
+/** Flags of `modelplane plan`. */
+export interface PlanFlags {
+  output: 'text' | 'json' | 'yaml';
+  write?: string;
+  rounds: number;
+  together?: boolean;
+}
+
+/** File name of an object inside --write: `<kind>-<name>.yaml`, lower case. */
+function fileName(o: KubeObject): string {
+  return `${o.kind.toLowerCase()}-${o.metadata?.name ?? 'unnamed'}.yaml`;
+}
+
+/**
+ * Writes every composed object as kubectl-applicable YAML (no status, no
+ * server fields), one file per object, in a folder per controlling XR
+ * (`<kind>-<namespace>-<name>/`).
+ */
+export function writeComposed(dir: string, objects: readonly KubeObject[]): number {
+  rmSync(dir, { recursive: true, force: true });
+  const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
+  let n = 0;
+  for (const o of objects) {
+    const owner = byUid.get(controllerUid(o));
+    if (!owner) continue;
+    const folder = join(dir, `${owner.kind.toLowerCase()}-${owner.metadata?.namespace ? `${owner.metadata.namespace}-` : ''}${owner.metadata?.name ?? ''}`);
+    mkdirSync(folder, { recursive: true });
+    const { status: _s, ...rest } = o;
+    const meta = { ...(o.metadata ?? {}) };
+    delete meta.uid;
+    delete meta['resourceVersion'];
+    writeFileSync(join(folder, fileName(o)), toYaml({ ...rest, metadata: meta }));
+    n++;
+  }
+  return n;
+}
+
+/** Runs the command; returns the exit code. */
+export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s: string) => process.stdout.write(s) }): Promise<number> {
+  const tty = process.stderr.isTTY === true;
+  const result = await plan(paths, {
+    rounds: flags.rounds,
+    together: flags.together ?? false,
+    ...(tty ? { onRound: (phase: string, round: number, n: number) => process.stderr.write(`\r${phase}: round ${round}, ${n} objects   `) } : {}),
+  });
+  if (tty) process.stderr.write('\r\x1b[K');
+  const report = buildReport(result);
+  if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else if (flags.output === 'yaml') io.out(toYaml(report));
+  else io.out(formatText(report, { color: process.stdout.isTTY === true, skipped: result.skipped, errors: result.errors }));
+  if (flags.write) {
+    const n = writeComposed(flags.write, result.store.all());
+    process.stderr.write(`wrote ${n} composed objects under ${flags.write}\n`);
+  }
+  return report.invalid.length > 0 ? 1 : 0;
+}

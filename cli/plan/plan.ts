@@ -1,0 +1,261 @@
+/**
+ * `modelplane plan`: the whole fleet in one process, as Crossplane would run it.
+ *
+ * Guarantees:
+ * - Inputs: Modelplane XRs (validated against their XRDs, defaults applied;
+ *   an invalid one is reported as `file:line kind/name: field: problem` and
+ *   left out), Secrets, Namespaces and provider configs; any other kind is
+ *   listed and skipped.
+ * - Each round reconciles every XR that has a Composition, one at a time in
+ *   (kind, namespace, name) order, each seeing what the ones before it wrote;
+ *   then the simulated providers make every managed resource composed in an
+ *   earlier round Ready (providers.ts). A round that changes nothing is the
+ *   fixed point.
+ * - Platform kinds (InferenceClass, InferenceCluster, InferenceGateway and
+ *   what they compose) reach their fixed point first; developer kinds
+ *   (ModelDeployment, ModelService, ModelCache) are applied after, unless
+ *   `together` applies everything at once.
+ * - Same inputs, same plan: no clock, no randomness, sorted iteration.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { formatFieldError, loadXrds, type SchemaRegistry } from '../../functions/lib/schema/index.js';
+import { type FunctionRuntime, InProcessRuntime, REPO_ROOT } from '../functions.js';
+import { type LoadedDocument, loadManifests } from '../load.js';
+import { AddressPool, providerStatus } from './providers.js';
+import { reconcileXR } from './reconcile.js';
+import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
+
+/** Kinds a developer applies; everything else Modelplane is platform. */
+export const DEVELOPER_KINDS = new Set(['ModelDeployment', 'ModelService', 'ModelCache', 'ModelEndpoint']);
+const MODELPLANE_GROUPS = new Set(['modelplane.ai', 'infrastructure.modelplane.ai']);
+const CLUSTER_SCOPED_BUILTIN = new Set([
+  '/Namespace',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'protection.crossplane.io/ClusterUsage',
+]);
+
+/** An input that was left out, and why. */
+export interface InvalidInput {
+  file: string;
+  line: number;
+  kind: string;
+  name: string;
+  error: string;
+}
+
+/** Options of {@link plan}. */
+export interface PlanOptions {
+  /** Maximum reconcile rounds per phase. @default 20 */
+  rounds?: number;
+  /** Apply developer kinds together with platform kinds. @default false */
+  together?: boolean;
+  /** Called after each round (for progress on a terminal). */
+  onRound?: (phase: string, round: number, objects: number) => void;
+  runtime?: FunctionRuntime;
+}
+
+/** Everything a plan produced. */
+export interface PlanResult {
+  converged: boolean;
+  rounds: number;
+  store: ObjectStore;
+  invalid: InvalidInput[];
+  /** Kinds that are not plan inputs: `file:line apiVersion/kind name`. */
+  skipped: string[];
+  /** The last error of each XR that failed to reconcile, by store key. */
+  errors: Record<string, string>;
+  /** Keys of the objects loaded from the inputs. */
+  inputs: Set<string>;
+}
+
+/** Compositions under compositions/, by `apiVersion/kind` of their composite type. */
+export function loadCompositions(dir = join(REPO_ROOT, 'compositions')): Map<string, KubeObject> {
+  const out = new Map<string, KubeObject>();
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml')).sort()) {
+    for (const { object } of loadManifests(join(dir, f))) {
+      const ref = (object['spec'] as { compositeTypeRef?: { apiVersion: string; kind: string } } | undefined)?.compositeTypeRef;
+      if (object.kind === 'Composition' && ref) out.set(`${ref.apiVersion}/${ref.kind}`, object);
+    }
+  }
+  return out;
+}
+
+function isProviderConfig(o: KubeObject): boolean {
+  return /ProviderConfig$/.test(o.kind);
+}
+
+interface Classified {
+  platform: KubeObject[];
+  developer: KubeObject[];
+  invalid: InvalidInput[];
+  skipped: string[];
+}
+
+/** Sorts the loaded documents into what the plan applies, and what it refuses. */
+export function classify(docs: readonly LoadedDocument[], registry: SchemaRegistry): Classified {
+  const out: Classified = { platform: [], developer: [], invalid: [], skipped: [] };
+  for (const { object, file, line } of docs) {
+    const name = `${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata?.name ?? '?'}`;
+    if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
+      out.invalid.push({ file, line, kind: String(object.kind ?? '?'), name, error: 'apiVersion and kind are required' });
+      continue;
+    }
+    const group = groupOf(object.apiVersion);
+    if (MODELPLANE_GROUPS.has(group)) {
+      const schema = registry.lookup(object.apiVersion, object.kind);
+      if (!schema) {
+        out.invalid.push({ file, line, kind: object.kind, name, error: `no XRD defines ${object.apiVersion} ${object.kind}` });
+        continue;
+      }
+      const result = registry.validate(object)!;
+      if (result.errors.length > 0) {
+        out.invalid.push({ file, line, kind: object.kind, name, error: result.errors.map(formatFieldError).join('; ') });
+        continue;
+      }
+      (DEVELOPER_KINDS.has(object.kind) ? out.developer : out.platform).push(result.value as KubeObject);
+    } else if ((object.apiVersion === 'v1' && (object.kind === 'Secret' || object.kind === 'Namespace')) || isProviderConfig(object)) {
+      out.platform.push(object);
+    } else {
+      out.skipped.push(`${file}:${line} ${object.apiVersion}/${object.kind} ${name}`);
+    }
+  }
+  return out;
+}
+
+/** Turns a Secret's stringData into data, as the API server does on create. */
+function normaliseSecret(o: KubeObject): KubeObject {
+  if (o.kind !== 'Secret' || o['stringData'] === undefined) return o;
+  const { stringData, ...rest } = o as KubeObject & { stringData: Record<string, string> };
+  const data: Record<string, string> = { ...((rest['data'] ?? {}) as Record<string, string>) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v)).toString('base64');
+  return { ...rest, data } as KubeObject;
+}
+
+/** The MetalLB address pool of the first InferenceGateway that declares one. */
+function metallbRange(objects: readonly KubeObject[]): string | undefined {
+  for (const o of objects) {
+    if (o.kind !== 'InferenceGateway') continue;
+    const pool = (((o['spec'] as JsonObject | undefined)?.['traefik'] as JsonObject | undefined)?.['metallb'] as JsonObject | undefined)?.[
+      'addressPool'
+    ];
+    if (typeof pool === 'string') return pool;
+  }
+  return undefined;
+}
+
+/**
+ * Plans the manifests under `paths`.
+ * @throws UserError for unreadable files or invalid YAML.
+ */
+export async function plan(paths: string[], opts: PlanOptions = {}): Promise<PlanResult> {
+  const docs = loadManifests(...paths);
+  const registry = loadXrds(join(REPO_ROOT, 'apis'));
+  const compositions = loadCompositions();
+  const classified = classify(docs, registry);
+  const clusterScoped = new Set(CLUSTER_SCOPED_BUILTIN);
+  for (const k of registry.keys()) {
+    const [apiVersion = '', kind = ''] = k.split(' ');
+    if (registry.lookup(apiVersion, kind)?.scope === 'Cluster') clusterScoped.add(`${groupOf(apiVersion)}/${kind}`);
+  }
+  const scopeOf = (group: string, kind: string): boolean => clusterScoped.has(`${group}/${kind}`) || kind.startsWith('Cluster');
+  const store = new ObjectStore(scopeOf);
+  const runtime = opts.runtime ?? new InProcessRuntime();
+  const maxRounds = opts.rounds ?? 20;
+  const addresses = new AddressPool(metallbRange([...classified.platform]));
+  const errors: Record<string, string> = {};
+  const firstSeen = new Map<string, number>();
+  const inputs = new Set<string>();
+  let round = 0;
+  let converged = true;
+
+  const apply = (objects: KubeObject[]) => {
+    for (const o of objects) inputs.add(keyOf(store.put(normaliseSecret(o))));
+  };
+
+  const runPhase = async (phase: string): Promise<boolean> => {
+    for (let i = 0; i < maxRounds; i++) {
+      round++;
+      const before = store.fingerprint();
+      const xrs = store
+        .all()
+        .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
+        .sort((a, b) => {
+          const ka = `${a.kind}\0${a.metadata?.namespace ?? ''}\0${a.metadata?.name ?? ''}`;
+          const kb = `${b.kind}\0${b.metadata?.namespace ?? ''}\0${b.metadata?.name ?? ''}`;
+          return ka < kb ? -1 : ka > kb ? 1 : 0;
+        })
+        .map(keyOf);
+      for (const key of xrs) {
+        const xr = store.get(key);
+        if (!xr) continue; // garbage-collected earlier in this round
+        const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
+        if (outcome.error !== undefined) errors[key] = outcome.error;
+        else delete errors[key];
+      }
+      // Simulated providers: what was composed in an earlier round becomes Ready now.
+      for (const o of store.all()) {
+        const key = keyOf(o);
+        const isXR = compositions.has(`${o.apiVersion}/${o.kind}`);
+        if (isXR || inputs.has(key) || controllerUid(o) === undefined || o.kind === 'Secret') continue;
+        if (!firstSeen.has(key)) {
+          firstSeen.set(key, round);
+          continue;
+        }
+        if (firstSeen.get(key)! >= round) continue;
+        const status = providerStatus(o, addresses);
+        if (JSON.stringify(o['status']) !== JSON.stringify(status)) store.put({ ...o, status });
+        writeConnectionSecret(store, o);
+      }
+      opts.onRound?.(phase, round, store.size);
+      if (store.fingerprint() === before) return true;
+    }
+    return false;
+  };
+
+  try {
+    if (opts.together) {
+      apply([...classified.platform, ...classified.developer]);
+      converged = await runPhase('fleet and models');
+    } else {
+      apply(classified.platform);
+      const platformConverged = await runPhase('platform');
+      apply(classified.developer);
+      converged = (await runPhase('models')) && platformConverged;
+    }
+  } finally {
+    if (!opts.runtime) await runtime.close();
+  }
+  return { converged, rounds: round, store, invalid: classified.invalid, skipped: classified.skipped, errors, inputs };
+}
+
+/** A provider writes a managed resource's connection details to the Secret it names. */
+function writeConnectionSecret(store: ObjectStore, mr: KubeObject): void {
+  const ref = (mr['spec'] as JsonObject | undefined)?.['writeConnectionSecretToRef'] as { name?: string; namespace?: string } | undefined;
+  if (!ref?.name) return;
+  const namespace = ref.namespace ?? mr.metadata?.namespace;
+  const kubeconfig = [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters: [{name: ${mr.metadata?.name}, cluster: {server: "https://${mr.metadata?.name}.plan.modelplane.invalid"}}]`,
+    `contexts: [{name: ${mr.metadata?.name}, context: {cluster: ${mr.metadata?.name}, user: plan}}]`,
+    `current-context: ${mr.metadata?.name}`,
+    'users: [{name: plan, user: {token: simulated}}]',
+    '',
+  ].join('\n');
+  const secret: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: ref.name,
+      ...(namespace ? { namespace } : {}),
+      ownerReferences: [{ apiVersion: mr.apiVersion, kind: mr.kind, name: mr.metadata?.name ?? '', uid: mr.metadata?.uid ?? '', controller: true }],
+    },
+    type: 'connection.crossplane.io/v1alpha1',
+    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+  };
+  const existing = store.get(keyOf(secret));
+  if (!existing || JSON.stringify(existing['data']) !== JSON.stringify(secret['data'])) store.put(secret);
+}

@@ -1,0 +1,167 @@
+/**
+ * Simulated providers: what provider-aws, provider-vultr, provider-helm,
+ * provider-kubernetes and the workload clusters would write back, so a plan
+ * can converge without a cloud.
+ *
+ * Rule: a managed resource (any composed object that is not one of our XRs)
+ * becomes Ready in the round after it is first composed, with the status
+ * fields our functions read filled plausibly and deterministically. THE TABLE
+ * BELOW IS THE ONE PLACE that says which fields each fake fills.
+ *
+ * Deterministic values: addresses come from the gateway's MetalLB pool when
+ * one is declared, else from 203.0.113.0/24 (TEST-NET-3, RFC 5737, never
+ * routed); endpoints and IDs are derived from object names.
+ */
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { FIXED_TIME } from '../render/xr.js';
+import { groupOf } from './store.js';
+
+/** What a fake may consult besides the object itself. */
+export interface ProviderContext {
+  /** Allocates the next load-balancer address (MetalLB pool or TEST-NET-3), stable per `owner`. */
+  address(owner: string): string;
+}
+
+/** A fake: the status a provider would write for this object. */
+type Fake = (obj: KubeObject, ctx: ProviderContext) => JsonObject;
+
+const readyConditions = (): JsonObject[] => [
+  { lastTransitionTime: FIXED_TIME, reason: 'Available', status: 'True', type: 'Ready' },
+  { lastTransitionTime: FIXED_TIME, reason: 'ReconcileSuccess', status: 'True', type: 'Synced' },
+];
+
+function manifestOf(obj: KubeObject): KubeObject | undefined {
+  const m = (obj['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined;
+  return m?.['manifest'] as KubeObject | undefined;
+}
+
+/** What the workload cluster reports for a manifest wrapped in a provider-kubernetes Object. */
+function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext): JsonObject | undefined {
+  const spec = (manifest['spec'] ?? {}) as JsonObject;
+  switch (`${groupOf(manifest.apiVersion)}/${manifest.kind}`) {
+    case 'gateway.networking.k8s.io/Gateway':
+      return {
+        addresses: [{ type: 'IPAddress', value: ctx.address(owner) }],
+        conditions: [{ type: 'Programmed', status: 'True', reason: 'Programmed', lastTransitionTime: FIXED_TIME }],
+      };
+    case '/Service':
+      return spec['type'] === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: ctx.address(owner) }] } } : {};
+    case 'apps/DaemonSet':
+      return { desiredNumberScheduled: 1, numberReady: 1, numberAvailable: 1, updatedNumberScheduled: 1 };
+    case 'apps/Deployment': {
+      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
+      return { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas };
+    }
+    case 'leaderworkerset.x-k8s.io/LeaderWorkerSet': {
+      const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
+      return {
+        replicas,
+        readyReplicas: replicas,
+        updatedReplicas: replicas,
+        conditions: [{ type: 'Available', status: 'True', reason: 'AllGroupsReady', lastTransitionTime: FIXED_TIME }],
+      };
+    }
+    case 'batch/Job':
+      return { succeeded: 1, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: FIXED_TIME }] };
+    case '/PersistentVolumeClaim':
+      return { phase: 'Bound' };
+    case 'gateway.networking.k8s.io/HTTPRoute':
+      return {
+        parents: ((spec['parentRefs'] ?? []) as JsonObject[]).map((p) => ({
+          parentRef: p,
+          controllerName: 'modelplane.ai/plan',
+          conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME }],
+        })),
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The table: (API group, kind) → the status its provider writes, on top of
+ * `conditions: [Ready=True, Synced=True]` which every fake writes. Kinds not
+ * listed get only those conditions (and an empty `atProvider`).
+ */
+export const FAKES: Record<string, Fake> = {
+  // provider-kubernetes: the remote object as observed, with the status the workload cluster gives it.
+  'kubernetes.m.crossplane.io/Object': (obj, ctx) => {
+    const manifest = manifestOf(obj);
+    if (!manifest) return { atProvider: {} };
+    const remote = remoteStatus(manifest, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx);
+    return { atProvider: { manifest: remote === undefined ? manifest : { ...manifest, status: remote } } };
+  },
+  // provider-aws EKS: the API endpoint and the security group EKS creates for the cluster.
+  'eks.aws.m.upbound.io/Cluster': (obj) => ({
+    atProvider: {
+      arn: `arn:aws:eks:us-east-1:000000000000:cluster/${obj.metadata?.name ?? ''}`,
+      endpoint: `https://${obj.metadata?.name ?? ''}.eks.plan.modelplane.invalid`,
+      status: 'ACTIVE',
+      vpcConfig: { clusterSecurityGroupId: `sg-${obj.metadata?.name ?? ''}` },
+    },
+  }),
+  'ec2.aws.m.upbound.io/VPC': (obj) => ({ atProvider: { id: `vpc-${obj.metadata?.name ?? ''}` } }),
+  'ec2.aws.m.upbound.io/Subnet': (obj) => ({ atProvider: { id: `subnet-${obj.metadata?.name ?? ''}` } }),
+  'ec2.aws.m.upbound.io/SecurityGroup': (obj) => ({ atProvider: { id: `sg-${obj.metadata?.name ?? ''}` } }),
+  'iam.aws.m.upbound.io/Role': (obj) => ({ atProvider: { arn: `arn:aws:iam::000000000000:role/${obj.metadata?.name ?? ''}` } }),
+  'iam.aws.m.upbound.io/Policy': (obj) => ({ atProvider: { arn: `arn:aws:iam::000000000000:policy/${obj.metadata?.name ?? ''}` } }),
+  // provider-vultr: a running VKE cluster.
+  'vke.vultr.m.upbound.io/Kubernetes': (obj) => ({
+    atProvider: { id: `vke-${obj.metadata?.name ?? ''}`, status: 'active', endpoint: `${obj.metadata?.name ?? ''}.vke.plan.modelplane.invalid` },
+  }),
+  // provider-helm: a deployed release.
+  'helm.m.crossplane.io/Release': () => ({ atProvider: { state: 'deployed', revision: 1 } }),
+};
+
+/** The status a provider writes for `obj` once it is Ready. */
+export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObject {
+  const fake = FAKES[`${groupOf(obj.apiVersion)}/${obj.kind}`];
+  const status = fake ? fake(obj, ctx) : { atProvider: {} };
+  return { ...status, conditions: readyConditions() };
+}
+
+/** Addresses handed out by load balancers: the MetalLB pool of the gateway, or TEST-NET-3. */
+export class AddressPool implements ProviderContext {
+  private readonly given = new Map<string, string>();
+  private readonly ips: string[];
+
+  /** @param range a MetalLB `addressPool` such as `172.18.255.200-172.18.255.250`, or a CIDR, or undefined. */
+  constructor(range?: string) {
+    this.ips = expandRange(range) ?? Array.from({ length: 254 }, (_, i) => `203.0.113.${i + 1}`);
+  }
+
+  address(owner: string): string {
+    let ip = this.given.get(owner);
+    if (ip === undefined) {
+      ip = this.ips[this.given.size % this.ips.length]!;
+      this.given.set(owner, ip);
+    }
+    return ip;
+  }
+}
+
+function toInt(ip: string): number {
+  return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+}
+function toIp(n: number): string {
+  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+}
+
+/** `a.b.c.d-e.f.g.h` or `a.b.c.d/n` → its addresses (at most 1024), or undefined when unparsable. */
+export function expandRange(range: string | undefined): string[] | undefined {
+  if (!range) return undefined;
+  const dash = /^(\d+\.\d+\.\d+\.\d+)-(\d+\.\d+\.\d+\.\d+)$/.exec(range.trim());
+  const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d+)$/.exec(range.trim());
+  let first: number;
+  let last: number;
+  if (dash) [first, last] = [toInt(dash[1]!), toInt(dash[2]!)];
+  else if (cidr) {
+    const bits = Number(cidr[2]);
+    const base = toInt(cidr[1]!) - (toInt(cidr[1]!) % 2 ** (32 - bits));
+    [first, last] = [base + 1, base + 2 ** (32 - bits) - 2];
+  } else return undefined;
+  if (!(last >= first)) return undefined;
+  const out: string[] = [];
+  for (let n = first; n <= last && out.length < 1024; n++) out.push(toIp(n));
+  return out;
+}

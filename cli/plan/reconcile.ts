@@ -1,0 +1,113 @@
+/**
+ * One XR reconcile inside `modelplane plan`: the same render engine and the
+ * same function cores as `modelplane render` and the gRPC servers, applied to
+ * the in-memory store the way Crossplane applies a reconcile to the API server
+ * (crossplane.md §1.5):
+ *
+ * - observed = the objects this XR controls; required resources are served
+ *   from the whole store (Crossplane's selector semantics, cluster-scoped kinds
+ *   without namespace);
+ * - every desired composed resource is applied whole, keeping the status the
+ *   live object already has (providers and nested reconciles own status);
+ * - composed resources no longer desired are garbage-collected, with
+ *   everything they control;
+ * - the XR's status is replaced by the reconcile's status (functions' status,
+ *   their conditions, Synced and Ready).
+ *
+ * A Fatal result or a harness error changes nothing and is returned as the
+ * XR's error, as a failed reconcile leaves the cluster untouched.
+ */
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import type { FunctionRuntime } from '../functions.js';
+import { render } from '../render/engine.js';
+import { keyOf, type ObjectStore } from './store.js';
+
+/** What one reconcile did. */
+export interface ReconcileOutcome {
+  /** Keys created, updated (spec or status changed) or deleted. */
+  changed: boolean;
+  /** Fatal result or harness error, when the reconcile failed. */
+  error?: string;
+}
+
+function withoutStatus(obj: KubeObject): KubeObject {
+  const { status: _status, ...rest } = obj;
+  return rest as KubeObject;
+}
+
+/**
+ * Reconciles the stored XR `key` once through `composition`.
+ * @returns whether anything in the store changed, and the error if it failed.
+ */
+export async function reconcileXR(
+  store: ObjectStore,
+  key: string,
+  composition: KubeObject,
+  runtime: FunctionRuntime,
+): Promise<ReconcileOutcome> {
+  const xr = store.get(key);
+  if (!xr) return { changed: false };
+  const uid = xr.metadata!.uid!;
+  const observed = store.controlledBy(uid);
+  const pool = store.all();
+  let out: Awaited<ReturnType<typeof render>>;
+  try {
+    out = await render(
+      {
+        xr,
+        composition,
+        observed,
+        required: pool,
+        credentials: pool.filter((o) => o.kind === 'Secret' && o.apiVersion === 'v1'),
+        context: {},
+      },
+      runtime,
+    );
+  } catch (err) {
+    return { changed: false, error: (err as Error).message };
+  }
+  if (out.fatal !== undefined) {
+    // A failed reconcile only flips Synced; everything else stays as it was.
+    const status = { ...((xr['status'] ?? {}) as JsonObject) };
+    const synced = ((out.xr['status'] as JsonObject)['conditions'] as JsonObject[]).find((c) => c['type'] === 'Synced');
+    const others = ((status['conditions'] ?? []) as JsonObject[]).filter((c) => c['type'] !== 'Synced');
+    status['conditions'] = synced ? [...others, synced] : others;
+    return { changed: setStatus(store, xr, status), error: out.fatal };
+  }
+  let changed = false;
+  const stale = new Set(observed.map(keyOf));
+  for (const desired of out.composed) {
+    const k = keyOf(desired);
+    stale.delete(k);
+    const existing = store.get(k);
+    const next = withoutStatus(desired);
+    if (existing?.['status'] !== undefined) next['status'] = existing['status'];
+    if (existing?.metadata?.uid) next.metadata = { ...next.metadata, uid: existing.metadata.uid };
+    if (!existing || JSON.stringify(existing) !== JSON.stringify(next)) {
+      store.put(next);
+      changed = true;
+    }
+  }
+  for (const k of [...stale].sort()) {
+    if (store.delete(k).length > 0) changed = true;
+  }
+  const refs = out.composed.map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata?.name ?? '' }));
+  const current = store.get(key)!;
+  const spec = { ...((current['spec'] ?? {}) as JsonObject) };
+  const machinery: JsonObject = { ...((spec['crossplane'] ?? {}) as JsonObject), compositionRef: { name: composition.metadata?.name ?? '' } };
+  if (refs.length > 0) machinery['resourceRefs'] = refs;
+  else delete machinery['resourceRefs'];
+  spec['crossplane'] = machinery;
+  if (JSON.stringify(current['spec']) !== JSON.stringify(spec)) {
+    store.put({ ...current, spec });
+    changed = true;
+  }
+  if (setStatus(store, store.get(key)!, out.xr['status'] as JsonObject)) changed = true;
+  return { changed };
+}
+
+function setStatus(store: ObjectStore, xr: KubeObject, status: JsonObject | undefined): boolean {
+  if (status === undefined || JSON.stringify(xr['status']) === JSON.stringify(status)) return false;
+  store.put({ ...xr, status });
+  return true;
+}

@@ -1,0 +1,120 @@
+/**
+ * The in-memory API server of `modelplane plan`: objects keyed by
+ * (group, kind, namespace, name), as the real one keys them.
+ *
+ * Guarantees: iteration order is sorted by key, never insertion order, so a
+ * plan is deterministic; every stored object has a UID derived from its
+ * identity (a version-5 UUID, the same rule render uses for XRs); a
+ * cluster-scoped kind never carries a namespace (the API server drops it,
+ * spec/README.md item 10); deleting an object deletes, transitively, every
+ * object whose controller ownerReference points at it (Kubernetes garbage
+ * collection, foreground).
+ */
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { uuidV5 } from '../render/xr.js';
+
+/** The API group of an apiVersion (`""` for the core group). */
+export function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+}
+
+/** The store key of an object: `group/kind/namespace/name`. */
+export function keyOf(obj: KubeObject): string {
+  return `${groupOf(obj.apiVersion)}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/** The UID the store gives an object without one. */
+export function identityUid(obj: KubeObject): string {
+  return uuidV5(`${obj.apiVersion}, Kind=${obj.kind}\0${obj.metadata?.namespace ?? ''}\0${obj.metadata?.name ?? ''}`);
+}
+
+/** The UID of an object's controller, if it has one. */
+export function controllerUid(obj: KubeObject): string | undefined {
+  const refs = obj.metadata?.['ownerReferences'] as { controller?: boolean; uid?: string }[] | undefined;
+  return refs?.find((r) => r.controller)?.uid;
+}
+
+/** An object store with Kubernetes' identity, scope and garbage-collection rules. */
+export class ObjectStore {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly byUid = new Map<string, string>();
+  /** Controller UID → keys of the objects it controls. */
+  private readonly children = new Map<string, Set<string>>();
+  private sorted: string[] | undefined;
+
+  /** @param isClusterScoped tells whether a (group, kind) is cluster-scoped. */
+  constructor(private readonly isClusterScoped: (group: string, kind: string) => boolean) {}
+
+  /** Normalises scope and UID, then inserts or replaces the object whole. Returns the stored copy. */
+  put(obj: KubeObject): KubeObject {
+    const copy = structuredClone(obj);
+    copy.metadata = { ...(copy.metadata ?? {}) };
+    if (this.isClusterScoped(groupOf(copy.apiVersion), copy.kind)) delete copy.metadata.namespace;
+    const key = keyOf(copy);
+    const existing = this.objects.get(key);
+    if (existing) this.unindex(key, existing);
+    else this.sorted = undefined;
+    copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
+    this.objects.set(key, copy);
+    this.byUid.set(copy.metadata.uid, key);
+    const owner = controllerUid(copy);
+    if (owner) {
+      let set = this.children.get(owner);
+      if (!set) this.children.set(owner, (set = new Set()));
+      set.add(key);
+    }
+    return copy;
+  }
+
+  get(key: string): KubeObject | undefined {
+    return this.objects.get(key);
+  }
+
+  getByUid(uid: string): KubeObject | undefined {
+    const key = this.byUid.get(uid);
+    return key === undefined ? undefined : this.objects.get(key);
+  }
+
+  /** Deletes an object and, transitively, everything it controls. Returns the deleted keys. */
+  delete(key: string): string[] {
+    const obj = this.objects.get(key);
+    if (!obj) return [];
+    this.objects.delete(key);
+    this.unindex(key, obj);
+    this.sorted = undefined;
+    const uid = obj.metadata?.uid;
+    if (uid) this.byUid.delete(uid);
+    const deleted = [key];
+    if (uid) for (const child of this.controlledBy(uid)) deleted.push(...this.delete(keyOf(child)));
+    return deleted;
+  }
+
+  private unindex(key: string, obj: KubeObject): void {
+    const owner = controllerUid(obj);
+    if (owner) this.children.get(owner)?.delete(key);
+  }
+
+  /** Every object, sorted by key. */
+  all(): KubeObject[] {
+    this.sorted ??= [...this.objects.keys()].sort();
+    return this.sorted.map((k) => this.objects.get(k)!);
+  }
+
+  /** Objects whose controller is `uid`, sorted by key. */
+  controlledBy(uid: string): KubeObject[] {
+    return [...(this.children.get(uid) ?? [])].sort().map((k) => this.objects.get(k)!);
+  }
+
+  /** A stable fingerprint of the whole store, to detect a fixed point. */
+  fingerprint(): string {
+    return JSON.stringify(this.all(), (_k, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v as JsonObject).sort().map((k) => [k, (v as JsonObject)[k]]))
+        : v,
+    );
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+}

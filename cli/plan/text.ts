@@ -1,0 +1,97 @@
+/**
+ * `modelplane plan` text output: three tables (clusters and pools,
+ * deployments, services), the why-not of every under-placed deployment, and
+ * one line per invalid or skipped input. Colour only on a terminal.
+ */
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import type { PlanReport } from './report.js';
+
+/** Options of {@link formatText}. */
+export interface TextOptions {
+  color?: boolean;
+  /** Inputs that are not plan inputs, as `file:line apiVersion/kind name`. */
+  skipped?: string[];
+  /** Reconcile errors by XR. */
+  errors?: Record<string, string>;
+}
+
+function table(head: string[], rows: string[][], color: boolean): string {
+  const t = new Table({
+    head,
+    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [], compact: true },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+/** The whole text report. */
+export function formatText(report: PlanReport, opts: TextOptions = {}): string {
+  const color = opts.color ?? false;
+  const c = pc.createColors(color);
+  const yes = (b: boolean) => (b ? c.green('yes') : c.red('no'));
+  const out: string[] = [];
+  const status = report.converged ? c.green(`converged in ${report.rounds} rounds`) : c.red(`not converged after ${report.rounds} rounds`);
+  out.push(`Plan: ${status}`, '');
+
+  out.push(c.bold('Clusters'));
+  const clusterRows: string[][] = [];
+  for (const cl of report.clusters) {
+    if (cl.pools.length === 0) clusterRows.push([cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', '-', '', '', '']);
+    for (const [i, p] of cl.pools.entries()) {
+      clusterRows.push(
+        i === 0 ? [cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', p.name, p.className ?? '', String(p.nodes), String(p.usedNodes)] : ['', '', '', '', p.name, p.className ?? '', String(p.nodes), String(p.usedNodes)],
+      );
+    }
+  }
+  out.push(
+    report.clusters.length > 0
+      ? table(['CLUSTER', 'SOURCE', 'READY', 'GATEWAY', 'POOL', 'CLASS', 'NODES', 'USED'], clusterRows, color)
+      : '  (none)',
+    '',
+  );
+
+  out.push(c.bold('Deployments'));
+  const depRows: string[][] = [];
+  for (const d of report.deployments) {
+    const head = [`${d.namespace}/${d.name}`, `${d.scheduledReplicas}/${d.desiredReplicas}`, String(d.readyReplicas)];
+    if (d.replicas.length === 0) depRows.push([...head, '-', '-', '-']);
+    for (const [i, r] of d.replicas.entries()) {
+      const pools = r.engines.map((e) => `${e.name}: ${e.members.map((m) => (m.role === 'Standalone' ? m.pool : `${m.role} ${m.pool}`)).join(', ')}`).join('; ');
+      depRows.push([...(i === 0 ? head : ['', '', '']), r.name, r.cluster, pools]);
+    }
+  }
+  out.push(
+    report.deployments.length > 0 ? table(['DEPLOYMENT', 'SCHEDULED', 'READY', 'REPLICA', 'CLUSTER', 'POOLS'], depRows, color) : '  (none)',
+  );
+  for (const d of report.deployments) {
+    if (d.scheduledReplicas >= d.desiredReplicas) continue;
+    const why = d.conditions.find((x) => x.type === 'ReplicasScheduled');
+    out.push(c.yellow(`  ${d.namespace}/${d.name}: ${why?.message || why?.reason || 'not all replicas scheduled'}`));
+  }
+  out.push('');
+
+  out.push(c.bold('Services'));
+  out.push(
+    report.services.length > 0
+      ? table(
+          ['SERVICE', 'ADDRESS', 'ENDPOINTS'],
+          report.services.map((s) => [
+            `${s.namespace}/${s.name}`,
+            s.address ?? '-',
+            s.endpoints.map((e) => `${e.name} (weight ${e.weight})`).join('\n') || '-',
+          ]),
+          color,
+        )
+      : '  (none)',
+  );
+
+  const problems: string[] = [
+    ...report.invalid.map((i) => `invalid: ${i.file}:${i.line} ${i.kind}/${i.name}: ${i.error}`),
+    ...(opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`),
+    ...Object.entries(opts.errors ?? {}).map(([k, e]) => `reconcile error: ${k}: ${e}`),
+  ];
+  if (problems.length > 0) out.push('', ...problems.map((p) => c.red(p)));
+  return `${out.join('\n')}\n`;
+}
