@@ -34,6 +34,7 @@ import {
 } from '../lib/function.js';
 import { parseEKSCluster } from '../lib/generated/eksclusters.js';
 import { childName } from '../lib/names.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
 import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
 import { autoscalerIam, clusterIam } from './iam.js';
@@ -42,7 +43,6 @@ import { efaSecurityGroup, launchTemplate, poolNodeGroup, systemNodeGroup } from
 import { AUTOSCALER_KEY, clusterAutoscaler, EFA_DRA_KEY, efaDraDriver } from './releases.js';
 import { efsResources, FILESYSTEM_KEY, STORAGE_CLASS, STORAGE_CLASS_KEY, storageClass } from './storage.js';
 import {
-  formatIssues,
   invalidNetworkingMessage,
   invalidSpecMessage,
   pruneNulls,
@@ -66,7 +66,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {
-    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatIssues(parsed.error);
+    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatZodIssues('', parsed.error);
     return keepAll(req, REASON_INVALID_SPEC, invalidSpecMessage(issues));
   }
   const spec = parsed.data.spec;

@@ -16,7 +16,6 @@
  * (which would overwrite the injected system node group) and a zone outside
  * the cluster's subnets (a dangling subnet reference) are refused.
  */
-import type { z } from 'zod';
 import { type Condition, condition, getPath, type KubeObject } from '../lib/function.js';
 import type { EKSClusterNodePool } from '../lib/generated/eksclusters.js';
 import type { Zone } from './aws.js';
@@ -85,20 +84,6 @@ export function pruneNulls(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = pruneNulls(v);
   return out;
-}
-
-/** `spec.nodePools[0].diskSizeGb: Too small…; …`: every zod issue with its field path, sorted. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${fieldPath(i.path)}: ${i.message}`)
-    .sort()
-    .join('; ');
-}
-
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
-  return out || '<root>';
 }
 
 /** The message of an EKSCluster whose spec cannot be composed at all. */

@@ -33,10 +33,10 @@ import {
 } from '../lib/function.js';
 import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
 import { childName } from '../lib/names.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import type { ProviderConfigRef } from '../lib/objects.js';
 import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
 import {
-  formatIssues,
   invalidSpecMessage,
   pruneNulls,
   type PoolProblem,
@@ -64,7 +64,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const name = req.composite.metadata?.name;
   const namespace = req.composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {
-    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatIssues(parsed.error);
+    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatZodIssues('', parsed.error);
     return invalidSpec(req, invalidSpecMessage(issues));
   }
   const spec = parsed.data.spec;

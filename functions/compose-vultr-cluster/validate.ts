@@ -15,7 +15,6 @@
  * input is invalid, and written True afterwards only if the XR already
  * carries it, so a fixed input clears the report and a valid one adds nothing.
  */
-import type { z } from 'zod';
 import { type Condition, condition, getPath, type KubeObject } from '../lib/function.js';
 import type { VultrClusterNodePool } from '../lib/generated/vultrclusters.js';
 import { SYSTEM_POOL_NAME } from './resources.js';
@@ -71,20 +70,6 @@ export function pruneNulls(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = pruneNulls(v);
   return out;
-}
-
-/** `spec.nodePools[0].plan: Invalid input…; …`: every zod issue with its field path, sorted. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${fieldPath(i.path)}: ${i.message}`)
-    .sort()
-    .join('; ');
-}
-
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
-  return out || '<root>';
 }
 
 /** The message of a VultrCluster whose spec does not parse. */
