@@ -109,7 +109,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   if ('error' in built) {
     result.resources = keepObserved(req.observed);
     result.conditions.push(condition(ModelAccepted, false, Reason.InvalidSpec, built.error));
-    result.conditions.push(readiness(req, keys, false));
+    result.conditions.push(readiness(req, keys));
     result.results.push(warning(built.error));
     return result;
   }
@@ -120,7 +120,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const accepted = keys.every((k) => hasManifest(req, k));
   result.conditions.push(condition(ModelAccepted, accepted, accepted ? Reason.Accepted : Reason.Deploying));
-  result.conditions.push(readiness(req, keys, accepted));
+  result.conditions.push(readiness(req, keys));
   return result;
 }
 
@@ -147,10 +147,11 @@ function hasManifest(req: ComposeRequest, key: string): boolean {
   return typeof m === 'object' && m !== null && Object.keys(m).length > 0;
 }
 
-function readiness(req: ComposeRequest, keys: string[], accepted: boolean): Condition {
-  const observedAccepted = accepted || keys.every((k) => hasManifest(req, k));
+/** `ModelReady` from the observed workloads: Serving when all are Ready, ModelStarting once all are applied. */
+function readiness(req: ComposeRequest, keys: string[]): Condition {
   if (keys.every((k) => isReady(req.observed[k]?.resource))) return condition(ModelReady, true, Reason.Serving);
-  return condition(ModelReady, false, observedAccepted ? Reason.ModelStarting : Reason.WaitingForModel);
+  const applied = keys.every((k) => hasManifest(req, k));
+  return condition(ModelReady, false, applied ? Reason.ModelStarting : Reason.WaitingForModel);
 }
 
 function firstImage(replica: Replica): string {
