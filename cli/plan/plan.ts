@@ -171,8 +171,15 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   let round = 0;
   let converged = true;
 
+  // As `kubectl apply` does, a namespaced input without a namespace lands in `default`.
   const apply = (objects: KubeObject[]) => {
-    for (const o of objects) inputs.add(keyOf(store.put(normaliseSecret(o))));
+    for (const o of objects) {
+      const obj = normaliseSecret(o);
+      if (!scopeOf(groupOf(obj.apiVersion), obj.kind) && !obj.metadata?.namespace) {
+        obj.metadata = { ...(obj.metadata ?? {}), namespace: 'default' };
+      }
+      inputs.add(keyOf(store.put(obj)));
+    }
   };
 
   const runPhase = async (phase: string): Promise<boolean> => {
