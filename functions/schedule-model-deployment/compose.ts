@@ -251,7 +251,8 @@ function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<
         })),
       };
       return { name: o.name, candidate, ready: isReady(r) };
-    });
+    })
+    .sort((x, y) => (x.candidate.cluster < y.candidate.cluster ? -1 : x.candidate.cluster > y.candidate.cluster ? 1 : x.candidate.index - y.candidate.index));
   result.status = deploymentStatus(kept);
   result.conditions.push(scheduled);
   result.conditions.push(readyCondition(kept.filter((k) => k.ready).length, kept.length));

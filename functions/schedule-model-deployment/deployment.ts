@@ -12,6 +12,8 @@
  *   without the API server sees what the cluster would: `copies: 1`,
  *   `role: Standalone`, `count: 1`, `operator: Equal`.
  * - Invalid input is returned as field-path messages, never thrown.
+ * - A deployment without `metadata.namespace` (a manifest rendered as
+ *   written, e.g. the demo seed) is in namespace `default`, as kubectl applies it.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { type ModelDeploymentSpec, ModelDeploymentSpecSchema, type ModelDeploymentTemplateSpecEngine } from '../lib/generated/modeldeployments.js';
@@ -70,7 +72,8 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   const specPath = canonical ? 'spec.template.spec' : 'spec';
   const d: DeploymentSpec = {
     name: xr.metadata?.name ?? '',
-    namespace: xr.metadata?.namespace ?? '',
+    // The API server always sets it; a manifest rendered as written (the demo seed) means `default`, as kubectl does.
+    namespace: xr.metadata?.namespace || 'default',
     replicas: spec.replicas,
     specPath,
     engines: (body.engines ?? []).map((e, i) => readEngine(e, `${specPath}.engines[${i}]`)),
