@@ -12,6 +12,7 @@ import { type FunctionRuntime, GrpcRuntime, InProcessRuntime } from './functions
 import { loadManifests, loadOne, UserError } from './load.js';
 import { type RenderInputs, type RenderOutput, render } from './render/engine.js';
 import { formatRender } from './render/output.js';
+import { withoutClusterNamespace } from './scope.js';
 import { applyXrd } from './xrd.js';
 
 /** Flags of `modelplane render`, as commander parses them. */
@@ -80,12 +81,13 @@ export function loadFunctions(path: string): { names: string[]; developmentTarge
 
 /** Loads every input of a render from the command line. @throws UserError */
 export function loadRenderInputs(xrPath: string, compositionPath: string, flags: RenderFlags): RenderInputs {
-  let xr = loadOne(xrPath, 'XR');
+  // Cluster-scoped kinds given a namespace have it ignored, as the API server does.
+  let xr = withoutClusterNamespace(loadOne(xrPath, 'XR'));
   if (flags.xrd) xr = applyXrd(xr, flags.xrd, xrPath);
   const composition = loadOne(compositionPath, 'Composition');
-  const observed = flags.observedResources ? loadManifests(flags.observedResources).map((d) => d.object) : [];
+  const observed = flags.observedResources ? loadManifests(flags.observedResources).map((d) => withoutClusterNamespace(d.object)) : [];
   const requiredPaths = [...(flags.requiredResources ?? []), ...(flags.extraResources ? [flags.extraResources] : [])];
-  const required = requiredPaths.flatMap((p) => loadManifests(p).map((d) => d.object));
+  const required = requiredPaths.flatMap((p) => loadManifests(p).map((d) => withoutClusterNamespace(d.object)));
   const credentials = flags.functionCredentials
     ? loadManifests(flags.functionCredentials)
         .map((d) => d.object)

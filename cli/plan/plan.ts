@@ -23,6 +23,7 @@ import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { formatFieldError, loadXrds, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { type FunctionRuntime, InProcessRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests } from '../load.js';
+import { isClusterScoped } from '../scope.js';
 import { AddressPool, providerStatus } from './providers.js';
 import { reconcileXR } from './reconcile.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
@@ -30,11 +31,6 @@ import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
 /** Kinds a developer applies; everything else Modelplane is platform. */
 export const DEVELOPER_KINDS = new Set(['ModelDeployment', 'ModelService', 'ModelCache', 'ModelEndpoint']);
 const MODELPLANE_GROUPS = new Set(['modelplane.ai', 'infrastructure.modelplane.ai']);
-const CLUSTER_SCOPED_BUILTIN = new Set([
-  '/Namespace',
-  'apiextensions.k8s.io/CustomResourceDefinition',
-  'protection.crossplane.io/ClusterUsage',
-]);
 
 /** An input that was left out, and why. */
 export interface InvalidInput {
@@ -155,12 +151,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const registry = loadXrds(join(REPO_ROOT, 'apis'));
   const compositions = loadCompositions();
   const classified = classify(docs, registry);
-  const clusterScoped = new Set(CLUSTER_SCOPED_BUILTIN);
-  for (const k of registry.keys()) {
-    const [apiVersion = '', kind = ''] = k.split(' ');
-    if (registry.lookup(apiVersion, kind)?.scope === 'Cluster') clusterScoped.add(`${groupOf(apiVersion)}/${kind}`);
-  }
-  const scopeOf = (group: string, kind: string): boolean => clusterScoped.has(`${group}/${kind}`) || kind.startsWith('Cluster');
+  const scopeOf = isClusterScoped;
   const store = new ObjectStore(scopeOf);
   const runtime = opts.runtime ?? new InProcessRuntime();
   const maxRounds = opts.rounds ?? 20;

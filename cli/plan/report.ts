@@ -197,7 +197,7 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
   for (const o of all) {
     if (uid === undefined || controllerUid(o) !== uid) continue;
     const route = o.kind === 'HTTPRoute' ? o : (obj(obj(o['spec'])['forProvider'])['manifest'] as KubeObject | undefined);
-    if (!route || route.kind !== 'HTTPRoute') continue;
+    if (route?.kind !== 'HTTPRoute') continue;
     for (const rule of arr(obj(route['spec'])['rules'])) {
       for (const b of arr(rule['backendRefs'])) out.push({ name: String(b['name'] ?? ''), weight: num(b['weight'] ?? 1) });
     }

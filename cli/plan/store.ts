@@ -59,9 +59,9 @@ export class ObjectStore {
     this.byUid.set(copy.metadata.uid, key);
     const owner = controllerUid(copy);
     if (owner) {
-      let set = this.children.get(owner);
-      if (!set) this.children.set(owner, (set = new Set()));
+      const set = this.children.get(owner) ?? new Set<string>();
       set.add(key);
+      this.children.set(owner, set);
     }
     return copy;
   }

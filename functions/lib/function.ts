@@ -263,7 +263,9 @@ function stripServerMetadata(meta: ObjectMeta | undefined): ObjectMeta | undefin
   }
   if (out.annotations) {
     const annotations = Object.fromEntries(
-      Object.entries(out.annotations).filter(([k]) => !k.startsWith('crossplane.io/')),
+      // Crossplane's bookkeeping annotations go; the external name stays, so a
+      // passed-through resource keeps naming the same external resource.
+      Object.entries(out.annotations).filter(([k]) => !k.startsWith('crossplane.io/') || k === 'crossplane.io/external-name'),
     );
     if (Object.keys(annotations).length > 0) out.annotations = annotations;
     else delete out.annotations;

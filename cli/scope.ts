@@ -1,0 +1,44 @@
+/**
+ * Which kinds are cluster-scoped, so a `metadata.namespace` given to one is
+ * ignored as the API server ignores it (spec/README.md item 10: the Vultr
+ * seed gives its InferenceClass, InferenceCluster and InferenceGateway
+ * `namespace: crossplane-system`).
+ *
+ * Our own kinds' scope comes from their XRDs under apis/; the few built-in
+ * and provider kinds we meet are listed here; `Cluster*` provider kinds
+ * (ClusterProviderConfig, ClusterUsage) are cluster-scoped by convention.
+ */
+import { join } from 'node:path';
+import type { KubeObject } from '../functions/lib/function.js';
+import { loadXrds } from '../functions/lib/schema/index.js';
+import { REPO_ROOT } from './functions.js';
+import { groupOf } from './plan/store.js';
+
+const BUILTIN_CLUSTER_SCOPED = ['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', 'storage.k8s.io/StorageClass'];
+
+let cached: Set<string> | undefined;
+
+/** `group/kind` of every cluster-scoped kind we know. */
+export function clusterScopedKinds(): Set<string> {
+  if (cached) return cached;
+  const out = new Set(BUILTIN_CLUSTER_SCOPED);
+  const registry = loadXrds(join(REPO_ROOT, 'apis'));
+  for (const k of registry.keys()) {
+    const [apiVersion = '', kind = ''] = k.split(' ');
+    if (registry.lookup(apiVersion, kind)?.scope === 'Cluster') out.add(`${groupOf(apiVersion)}/${kind}`);
+  }
+  cached = out;
+  return out;
+}
+
+/** True when (group, kind) is cluster-scoped. */
+export function isClusterScoped(group: string, kind: string): boolean {
+  return clusterScopedKinds().has(`${group}/${kind}`) || kind.startsWith('Cluster');
+}
+
+/** The object without a namespace when its kind is cluster-scoped (a copy only when changed). */
+export function withoutClusterNamespace<T extends KubeObject>(obj: T): T {
+  if (!obj.metadata?.namespace || !isClusterScoped(groupOf(obj.apiVersion), obj.kind)) return obj;
+  const { namespace: _ns, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
