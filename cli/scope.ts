@@ -5,8 +5,8 @@
  * `namespace: crossplane-system`).
  *
  * Our own kinds' scope comes from their XRDs under apis/; the few built-in
- * and provider kinds we meet are listed here; `Cluster*` provider kinds
- * (ClusterProviderConfig, ClusterUsage) are cluster-scoped by convention.
+ * and provider kinds we meet are listed here, and every provider's
+ * `ClusterProviderConfig` is cluster-scoped (whatever its group).
  */
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
@@ -14,7 +14,12 @@ import { loadXrds } from '../functions/lib/schema/index.js';
 import { REPO_ROOT } from './functions.js';
 import { groupOf } from './plan/store.js';
 
-const BUILTIN_CLUSTER_SCOPED = ['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition', 'storage.k8s.io/StorageClass'];
+const BUILTIN_CLUSTER_SCOPED = [
+  '/Namespace',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'storage.k8s.io/StorageClass',
+  'protection.crossplane.io/ClusterUsage',
+];
 
 let cached: Set<string> | undefined;
 
@@ -33,7 +38,7 @@ export function clusterScopedKinds(): Set<string> {
 
 /** True when (group, kind) is cluster-scoped. */
 export function isClusterScoped(group: string, kind: string): boolean {
-  return clusterScopedKinds().has(`${group}/${kind}`) || kind.startsWith('Cluster');
+  return clusterScopedKinds().has(`${group}/${kind}`) || kind === 'ClusterProviderConfig';
 }
 
 /** The object without a namespace when its kind is cluster-scoped (a copy only when changed). */

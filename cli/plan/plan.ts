@@ -155,7 +155,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const store = new ObjectStore(scopeOf);
   const runtime = opts.runtime ?? new InProcessRuntime();
   const maxRounds = opts.rounds ?? 20;
-  const addresses = new AddressPool(metallbRange([...classified.platform]));
+  const controlPlane = new AddressPool(metallbRange(classified.platform), '203.0.113.0/24');
+  const workload = new AddressPool(undefined, '198.51.100.0/24');
   const errors: Record<string, string> = {};
   const firstSeen = new Map<string, number>();
   const inputs = new Set<string>();
@@ -203,12 +204,15 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
           continue;
         }
         if (firstSeen.get(key)! >= round) continue;
-        const status = providerStatus(o, addresses);
+        const owner = store.getByUid(controllerUid(o)!);
+        const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);
         if (JSON.stringify(o['status']) !== JSON.stringify(status)) store.put({ ...o, status });
         writeConnectionSecret(store, o);
       }
       opts.onRound?.(phase, round, store.size);
-      if (store.fingerprint() === before) return true;
+      const after = store.fingerprint();
+      if (process.env['MODELPLANE_DEBUG_ROUNDS']) debugRound(round, before, after);
+      if (after === before) return true;
     }
     return false;
   };
@@ -256,4 +260,12 @@ function writeConnectionSecret(store: ObjectStore, mr: KubeObject): void {
   };
   const existing = store.get(keyOf(secret));
   if (!existing || JSON.stringify(existing['data']) !== JSON.stringify(secret['data'])) store.put(secret);
+}
+
+/** MODELPLANE_DEBUG_ROUNDS=1: which objects a round changed, on stderr (for diagnosing a plan that does not converge). */
+function debugRound(round: number, before: string, after: string): void {
+  const index = (fp: string) => new Map((JSON.parse(fp) as KubeObject[]).map((o) => [keyOf(o), JSON.stringify(o)]));
+  const [a, b] = [index(before), index(after)];
+  const changed = [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
+  process.stderr.write(`round ${round}: ${changed.length} changed${changed.length ? `: ${changed.join(', ')}` : ''}\n`);
 }

@@ -8,9 +8,10 @@
  * fields our functions read filled plausibly and deterministically. THE TABLE
  * BELOW IS THE ONE PLACE that says which fields each fake fills.
  *
- * Deterministic values: addresses come from the gateway's MetalLB pool when
- * one is declared, else from 203.0.113.0/24 (TEST-NET-3, RFC 5737, never
- * routed); endpoints and IDs are derived from object names.
+ * Deterministic values: the control-plane gateway's address comes from its
+ * MetalLB pool when one is declared, else from 203.0.113.0/24 (TEST-NET-3);
+ * workload clusters' gateways get 198.51.100.0/24 (TEST-NET-2; RFC 5737
+ * ranges are never routed); endpoints and IDs are derived from object names.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { FIXED_TIME } from '../render/xr.js';
@@ -18,7 +19,12 @@ import { groupOf } from './store.js';
 
 /** What a fake may consult besides the object itself. */
 export interface ProviderContext {
-  /** Allocates the next load-balancer address (MetalLB pool or TEST-NET-3), stable per `owner`. */
+  /**
+   * The load-balancer address of `owner`, stable per owner: from the control
+   * plane's MetalLB pool (or TEST-NET-3 when it declares none) for what the
+   * InferenceGateway composes, from 198.51.100.0/24 (TEST-NET-2) for workload
+   * clusters.
+   */
   address(owner: string): string;
 }
 
@@ -120,14 +126,14 @@ export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObjec
   return { ...status, conditions: readyConditions() };
 }
 
-/** Addresses handed out by load balancers: the MetalLB pool of the gateway, or TEST-NET-3. */
-export class AddressPool implements ProviderContext {
+/** Addresses handed out by load balancers, in first-come order (the plan's order is deterministic). */
+export class AddressPool {
   private readonly given = new Map<string, string>();
   private readonly ips: string[];
 
-  /** @param range a MetalLB `addressPool` such as `172.18.255.200-172.18.255.250`, or a CIDR, or undefined. */
-  constructor(range?: string) {
-    this.ips = expandRange(range) ?? Array.from({ length: 254 }, (_, i) => `203.0.113.${i + 1}`);
+  /** @param range a MetalLB `addressPool` such as `172.18.255.200-172.18.255.250`, or a CIDR; `fallback` when absent or unparsable. */
+  constructor(range: string | undefined, fallback: string) {
+    this.ips = expandRange(range) ?? expandRange(fallback) ?? [];
   }
 
   address(owner: string): string {
