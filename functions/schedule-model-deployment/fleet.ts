@@ -9,8 +9,8 @@
  *   exception; these objects are written by other functions and by users.
  * - Output sorted by name (clusters) and by (namespace, name) (replicas), so
  *   no decision depends on the order Crossplane delivered them in.
- * - Pools with identical device lists share a `classId`, assigned in first-seen
- *   order over the sorted clusters, so CEL runs once per (class, member).
+ * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
+ *   classes lazily, only for the pools placement actually looks at.
  * Units: pool `nodes` and member `cost` are nodes.
  */
 import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
@@ -23,12 +23,10 @@ export const LABEL_CLUSTER = 'modelplane.ai/cluster';
 /** Label carrying a ModelReplica's per-cluster index. */
 export const LABEL_INDEX = 'modelplane.ai/replica-index';
 
-/** The clusters and the distinct device lists (classes) their pools publish. */
+/** The clusters the scheduler may use. */
 export interface Fleet {
   /** Sorted by name. */
   clusters: FleetCluster[];
-  /** Device list of each classId. */
-  classes: PoolDevice[][];
 }
 
 function str(v: unknown): string {
@@ -43,35 +41,16 @@ function byName<T extends { name: string }>(a: T, b: T): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** JSON with object keys sorted: equal device lists give equal keys whatever their key order. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as JsonObject)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
-  const classIds = new Map<string, number>();
-  const classes: PoolDevice[][] = [];
   const clusters = items
     .map((obj) => ({ obj, name: obj.metadata?.name ?? '' }))
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
         const devices = arr(p['devices']) as unknown as PoolDevice[];
-        const key = canonicalJson(devices);
-        let classId = classIds.get(key);
-        if (classId === undefined) {
-          classId = classes.length;
-          classIds.set(key, classId);
-          classes.push(devices);
-        }
         const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        return { name: str(p['name']), nodes, multiNode: p['multiNode'] !== false, devices, classId };
+        return { name: str(p['name']), nodes, multiNode: p['multiNode'] !== false, devices };
       });
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
@@ -82,7 +61,7 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
         });
       return { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
     });
-  return { clusters, classes };
+  return { clusters };
 }
 
 /** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */

@@ -6,17 +6,21 @@
  * - {@link compileEngines} compiles every selector of every member before
  *   anything is decided; every failure is reported with its field path
  *   (`...nodeSelector.devices[0].selectors[0]`), sorted by path.
- * - {@link MatchTable} evaluates CEL at most once per (class, request, device)
- *   and resolves each (class, member) at most once per call: a fleet of 1,000
- *   clusters built from 3 classes runs CEL for 3 classes. A result depends
- *   only on the pool's devices, never on capacity.
+ * - {@link MatchTable} groups pools into classes (pools whose device lists are
+ *   equal, whatever their key order: pools of one InferenceClass), evaluates
+ *   CEL at most once per (class, request, device) and resolves each (class,
+ *   member) at most once per call: a fleet of 1,000 clusters built from 3
+ *   classes runs CEL for 3 classes. Pools are classified lazily, only when
+ *   placement looks at them. A result depends only on the pool's devices,
+ *   never on capacity.
  * - Resolution is greedy and never overcommits a device: requests in order,
  *   each takes the first device (published order) with enough remaining count
  *   that satisfies all its selectors. A device's count absent, 0 or negative
  *   means none. Synthetic matches constrain the pool but are not claimed.
  */
+import type { JsonObject } from '../lib/function.js';
 import type { DeviceMatcher } from './matcher.js';
-import type { DeviceRequestSpec, EngineSpec, MemberSpec, PoolDevice, ResolvedRequest } from './model.js';
+import type { DeviceRequestSpec, EngineSpec, MemberSpec, Pool, PoolDevice, ResolvedRequest } from './model.js';
 
 /** A request with its compiled selectors. */
 export interface CompiledRequest {
@@ -91,18 +95,56 @@ interface ClassState {
   members: (MemberMatch | undefined)[];
 }
 
+/** JSON with object keys sorted: equal device lists give equal keys whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as JsonObject)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
 /** Memoised member ↔ class matching for one call. */
 export class MatchTable {
   readonly #matcher: DeviceMatcher;
-  readonly #classes: ClassState[];
-  constructor(matcher: DeviceMatcher, classes: readonly PoolDevice[][]) {
+  readonly #classes: ClassState[] = [];
+  /** Class by the pool's raw device JSON (fast), then by its key-sorted JSON. */
+  readonly #byRaw = new Map<string, ClassState>();
+  readonly #byKey = new Map<string, ClassState>();
+  readonly #byPool = new WeakMap<Pool, ClassState>();
+
+  constructor(matcher: DeviceMatcher) {
     this.#matcher = matcher;
-    this.#classes = classes.map((devices) => ({ devices, celDevices: undefined, satisfied: [], members: [] }));
   }
 
-  /** The member resolved against the devices of class `classId` (model-side.md §3.8). */
-  member(classId: number, member: CompiledMember): MemberMatch {
-    const cls = this.#classes[classId]!;
+  /** Number of distinct classes seen so far. */
+  get classes(): number {
+    return this.#classes.length;
+  }
+
+  #classOf(pool: Pool): ClassState {
+    let cls = this.#byPool.get(pool);
+    if (cls !== undefined) return cls;
+    const raw = JSON.stringify(pool.devices);
+    cls = this.#byRaw.get(raw);
+    if (cls === undefined) {
+      const key = canonicalJson(pool.devices);
+      cls = this.#byKey.get(key);
+      if (cls === undefined) {
+        cls = { devices: pool.devices, celDevices: undefined, satisfied: [], members: [] };
+        this.#classes.push(cls);
+        this.#byKey.set(key, cls);
+      }
+      this.#byRaw.set(raw, cls);
+    }
+    this.#byPool.set(pool, cls);
+    return cls;
+  }
+
+  /** The member resolved against the devices of `pool`'s class (model-side.md §3.8). */
+  member(pool: Pool, member: CompiledMember): MemberMatch {
+    const cls = this.#classOf(pool);
     let m = cls.members[member.id];
     if (m === undefined) {
       m = this.#resolve(cls, member);

@@ -79,12 +79,8 @@ export interface Pool {
   nodes: number;
   /** False when the pool's class cannot serve Leader + Worker gangs (spec/README.md item 7). @default true */
   multiNode: boolean;
+  /** The devices of one node, in published order (placement takes the first that fits). */
   devices: PoolDevice[];
-  /**
-   * Dense id of the pool's device list: pools with identical devices (the
-   * same InferenceClass) share it, so CEL runs once per (class, member).
-   */
-  classId: number;
 }
 
 /** An InferenceCluster as the scheduler sees it. */

@@ -17,7 +17,7 @@
  * Units: costs and free counts are nodes.
  */
 import type { CompiledEngine, MatchTable } from './matching.js';
-import type { EnginePlacement, FleetCluster, MemberPlacement } from './model.js';
+import type { EnginePlacement, FleetCluster, MemberPlacement, Pool } from './model.js';
 
 /**
  * Why a cluster took no replica, ordered so that sorting by kind lists the
@@ -96,14 +96,14 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
   const multi = engine.members.length > 1;
   const claimable = engine.members.map((m) =>
     cluster.pools.some((p) => {
-      const r = table.member(p.classId, m);
+      const r = table.member(p, m);
       return r.ok && r.requests.length > 0;
     }),
   );
   if (!claimable.some(Boolean)) {
     const details = new Set<string>();
     for (const p of cluster.pools) {
-      const failed = firstFailure(engine, p.classId, table, multi);
+      const failed = firstFailure(engine, p, table, multi);
       details.add(failed ?? DETAIL_SYNTHETIC_ONLY);
     }
     return { ok: false, reason: { kind: ReasonKind.NoMatch, text: noMatch(name, [...details].sort().join('; ')) } };
@@ -117,7 +117,7 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
     let detail: string | undefined;
     engine.members.forEach((m, mi) => {
       if (detail !== undefined) return;
-      const r = table.member(pool.classId, m);
+      const r = table.member(pool, m);
       if (!r.ok) detail = multi ? `${m.spec.role} ${r.detail}` : r.detail;
       else if (claimable[mi] && r.requests.length === 0) detail = `${m.spec.role}: ${DETAIL_SYNTHETIC_ONLY} on pool ${pool.name}`;
       else {
@@ -145,9 +145,9 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
   return { ok: false, reason: best ?? { kind: ReasonKind.NoMatch, text: noMatch(name, [...details].sort().join('; ')) } };
 }
 
-function firstFailure(engine: CompiledEngine, classId: number, table: MatchTable, multi: boolean): string | undefined {
+function firstFailure(engine: CompiledEngine, pool: Pool, table: MatchTable, multi: boolean): string | undefined {
   for (const m of engine.members) {
-    const r = table.member(classId, m);
+    const r = table.member(pool, m);
     if (!r.ok) return multi ? `${m.spec.role} ${r.detail}` : r.detail;
   }
   return undefined;

@@ -87,7 +87,7 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   // Phase 1: compile selectors.
   const compiled = compileEngines(d.engines, input.matcher);
   if (!compiled.ok) return { kind: 'invalid', errors: compiled.errors };
-  const table = new MatchTable(input.matcher, fleet.classes);
+  const table = new MatchTable(input.matcher);
   const owns = (r: ObservedReplica) => r.namespace === d.namespace && r.deployment === d.name;
 
   // Phase 2: retain.
@@ -166,7 +166,7 @@ function reResolve(
       if (om.role !== want.spec.role || om.nodePoolName === '') return undefined;
       const pool = cluster.pools.find((p) => p.name === om.nodePoolName);
       if (pool === undefined || (engine.spec.gang && !pool.multiNode)) return undefined;
-      const m = table.member(pool.classId, want);
+      const m = table.member(pool, want);
       if (!m.ok) return undefined;
       if (m.requests.length > 0) claims = true;
       members.push({ role: want.spec.role, pool: pool.name, requests: m.requests });
