@@ -80,6 +80,30 @@ describe('README item 1: both ModelDeployment shapes', () => {
   });
 });
 
+describe('field paths follow the shape the user wrote', () => {
+  it('an invalid selector in the flat form is named under spec.engines', () => {
+    const xr = deployment({ flat: true, engines: [engine('main', [member('Standalone', { devices: [req('gpu', [sel.driver('x'), 'bad ('])] })])] });
+    const out = composeWith(request(xr, { required: { clusters: [cluster(a)], 'all-replicas': [] } }), stubMatcher());
+    expect(out.conditions[0]).toEqual({
+      type: 'ReplicasScheduled',
+      status: 'False',
+      reason: 'InvalidNodeSelector',
+      message: 'Invalid nodeSelector CEL expression: spec.engines[0].members[0].nodeSelector.devices[0].selectors[1].cel: stub: cannot compile "bad ("',
+    });
+  });
+
+  it('a spec the schema rejects names the field (the API server normally rejects it first)', () => {
+    const xr = deployment({ replicas: 101 });
+    const out = composeWith(request(xr), stubMatcher());
+    expect(out.conditions[0]).toEqual({
+      type: 'ReplicasScheduled',
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: 'Invalid ModelDeployment spec: spec.replicas: Too big: expected number to be <=100',
+    });
+  });
+});
+
 describe('README items 2 and 3: nothing is torn down by a transient or user error', () => {
   it('an invalid selector keeps the running replica and its endpoint, naming the field and the CEL error', () => {
     const xr = deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', ['device.driver == ('])] })])] });
