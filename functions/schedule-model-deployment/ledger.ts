@@ -6,8 +6,8 @@
  *   cluster in the fleet.
  * - Charges every ModelReplica that holds nodes there: other deployments'
  *   (another name or another namespace, spec/README.md item 4) and this
- *   deployment's retained ones. This deployment's dropped or scaled-down
- *   replicas are not charged: their nodes are being freed.
+ *   deployment's replicas with a retained (cluster, index) identity. This
+ *   deployment's dropped replicas are not charged: their nodes are being freed.
  * - A member costs its stamped nodes (0 without deviceRequests), charged to
  *   (spec.clusterName, nodePoolName) only when that pool is published; free
  *   counts may go negative (capacity promised before a pool shrank), and a

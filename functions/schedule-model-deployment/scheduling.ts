@@ -98,8 +98,10 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   let placed: Candidate[] = [];
   if (input.fill && retained.length < d.replicas) {
     // Phase 3: the capacity ledger.
-    const kept = new Set(retained.map((s) => s.replica));
-    const ledger = buildLedger(fleet.clusters, replicas, (r) => !owns(r) || kept.has(r));
+    // Charged by identity, as the reference does: a stale duplicate of a retained
+    // identity still holds its nodes until it is gone (conservative).
+    const kept = new Set(retained.map((s) => identity(s.candidate.cluster, s.candidate.index)));
+    const ledger = buildLedger(fleet.clusters, replicas, (r) => !owns(r) || kept.has(identity(r.clusterName, r.index)));
     // Phase 4: fill.
     placed = fill(compiled.engines, fleet.clusters, retained, d, ledger, table, refusals);
   }

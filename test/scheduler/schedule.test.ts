@@ -235,6 +235,17 @@ const cases: Case[] = [
     want: { candidates: [cand(a, 0, [mp('Standalone', 'a')], { retained: true })], refusals: {} },
   },
   {
+    name: 'identity-collision-charged',
+    reason: 'the losing duplicate of a retained identity still holds its pool (charged by identity, as the reference does)',
+    run: () =>
+      runSchedule({
+        deployment: deployment({ replicas: 2 }),
+        clusters: [cluster(a, { pools: [pool('a', { nodes: 1 }), pool('b', { nodes: 1 })] })],
+        replicas: [replica(a, 0, { name: 'my-model-cluster-a-0-dup', pool: 'b' }), replica(a, 0, { name: 'my-model-cluster-a-0', pool: 'a' })],
+      }),
+    want: { candidates: [cand(a, 0, [mp('Standalone', 'a')], { retained: true })], refusals: { [a]: insufficient('a', 1, 0) } },
+  },
+  {
     name: 'no-fill-nothing',
     reason: 'fill=false with no replicas places nothing',
     run: () => runSchedule({ clusters: [cluster(a)], fill: false }),
