@@ -177,7 +177,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const runPhase = async (phase: string): Promise<boolean> => {
     for (let i = 0; i < maxRounds; i++) {
       round++;
-      const before = store.fingerprint();
+      const before = store.revision;
+      const debugBefore = process.env['MODELPLANE_DEBUG_ROUNDS'] ? store.fingerprint() : '';
       const xrs = store
         .all()
         .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
@@ -210,9 +211,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         writeConnectionSecret(store, o);
       }
       opts.onRound?.(phase, round, store.size);
-      const after = store.fingerprint();
-      if (process.env['MODELPLANE_DEBUG_ROUNDS']) debugRound(round, before, after);
-      if (after === before) return true;
+      if (debugBefore) debugRound(round, debugBefore, store.fingerprint());
+      if (store.revision === before) return true;
     }
     return false;
   };

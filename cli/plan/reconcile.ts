@@ -60,6 +60,7 @@ export async function reconcileXR(
         required: pool,
         credentials: pool.filter((o) => o.kind === 'Secret' && o.apiVersion === 'v1'),
         context: {},
+        computeTag: false,
       },
       runtime,
     );
@@ -81,6 +82,12 @@ export async function reconcileXR(
     stale.delete(k);
     const existing = store.get(k);
     const next = withoutStatus(desired);
+    // Server-side apply keeps fields other managers own: a nested XR's own
+    // Crossplane machinery (spec.crossplane) and everyone's status.
+    const machinery = (existing?.['spec'] as JsonObject | undefined)?.['crossplane'];
+    if (machinery !== undefined && next['spec'] && typeof next['spec'] === 'object') {
+      next['spec'] = { ...(next['spec'] as JsonObject), crossplane: machinery };
+    }
     if (existing?.['status'] !== undefined) next['status'] = existing['status'];
     if (existing?.metadata?.uid) next.metadata = { ...next.metadata, uid: existing.metadata.uid };
     if (!existing || JSON.stringify(existing) !== JSON.stringify(next)) {

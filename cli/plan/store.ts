@@ -41,6 +41,8 @@ export class ObjectStore {
   /** Controller UID → keys of the objects it controls. */
   private readonly children = new Map<string, Set<string>>();
   private sorted: string[] | undefined;
+  /** Incremented by every put and delete: a round that leaves it unchanged changed nothing. */
+  revision = 0;
 
   /** @param isClusterScoped tells whether a (group, kind) is cluster-scoped. */
   constructor(private readonly isClusterScoped: (group: string, kind: string) => boolean) {}
@@ -52,6 +54,7 @@ export class ObjectStore {
     if (this.isClusterScoped(groupOf(copy.apiVersion), copy.kind)) delete copy.metadata.namespace;
     const key = keyOf(copy);
     const existing = this.objects.get(key);
+    this.revision++;
     if (existing) this.unindex(key, existing);
     else this.sorted = undefined;
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
@@ -80,6 +83,7 @@ export class ObjectStore {
     const obj = this.objects.get(key);
     if (!obj) return [];
     this.objects.delete(key);
+    this.revision++;
     this.unindex(key, obj);
     this.sorted = undefined;
     const uid = obj.metadata?.uid;

@@ -52,6 +52,12 @@ export interface RenderInputs {
   context: JsonObject;
   /** Where the Composition came from, for error messages. @default "composition" */
   compositionFile?: string;
+  /**
+   * Compute `meta.tag` (SHA-256 of the request). Functions only echo it, so
+   * `modelplane plan`, which runs thousands of steps, skips the cost.
+   * @default true
+   */
+  computeTag?: boolean;
 }
 
 /** A function result as render reports it with `-r`. */
@@ -295,7 +301,7 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
       extraResources: {},
       requiredSchemas: {},
     });
-    req.meta = { tag: requestTag(req), capabilities: ALL_CAPABILITIES };
+    req.meta = { tag: inputs.computeTag === false ? '' : requestTag(req), capabilities: ALL_CAPABILITIES };
 
     let rsp: RunFunctionResponse | undefined;
     let previous: Requirements | undefined;
