@@ -9,24 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { compose as composeEks } from '../../functions/compose-eks-cluster/compose.js';
 import { compose as composeVultr } from '../../functions/compose-vultr-cluster/compose.js';
-import { type ComposeResult, getPath, type KubeObject } from '../../functions/lib/function.js';
+import type { ComposeResult, KubeObject } from '../../functions/lib/function.js';
 import { eksPool, eksXr, poolA, poolH200, poolL40s, request, seen, vultrPool, vultrXr } from '../builders/cloud.js';
 import { formatFieldError } from '../../functions/lib/schema/index.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 
-/**
- * Known gap of functions/lib/schema (reported, not ours to change): CEL rules
- * that use Kubernetes' escaped property names (`self.forProvider.__namespace__`
- * for the field `namespace`) are evaluated without unescaping, so the rule
- * fails although `spec.forProvider.namespace` is set. Only this exact error is
- * ignored, and only while the field is present.
- */
-const UNESCAPED_NAMESPACE_RULE = 'spec: Invalid value: "object": spec.forProvider.namespace is a required parameter';
-
 function errorsOf(obj: KubeObject): string[] {
-  const errors = validateAgainstCrd(obj).errors.map(formatFieldError);
-  const hasNamespace = getPath(obj, 'spec', 'forProvider', 'namespace') !== undefined;
-  return errors.filter((e) => !(hasNamespace && e === UNESCAPED_NAMESPACE_RULE));
+  return validateAgainstCrd(obj).errors.map(formatFieldError);
 }
 
 const EKS = 'eks.aws.m.upbound.io/v1beta1';

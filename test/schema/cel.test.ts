@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileRule, formatFieldError, type JSONSchemaProps, toCelValue, validateObject } from '../../functions/lib/schema/index.js';
+import {
+  checkRuleTyped,
+  compileRule,
+  formatFieldError,
+  type JSONSchemaProps,
+  lintRule,
+  toCelValue,
+  validateObject,
+} from '../../functions/lib/schema/index.js';
 import { rewriteHas } from '../../functions/lib/schema/cel.js';
 
 const errs = (s: JSONSchemaProps, v: unknown) => validateObject(s, v).errors.map(formatFieldError);
@@ -58,5 +66,47 @@ describe('CEL rules', () => {
     };
     expect(errs(s, [{ matches: [] }])).toEqual([]);
     expect(errs(s, [{}])).toEqual(['<root>: Invalid value: "array": first needs matches']);
+  });
+});
+
+describe('escaped property names (Kubernetes CRD validation rules, "Escaping")', () => {
+  const props = (...names: string[]): JSONSchemaProps => ({
+    type: 'object',
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+  });
+
+  it.each([
+    { name: 'namespace', escaped: '__namespace__', reason: 'a CEL reserved word is wrapped in __' },
+    { name: 'in', escaped: '__in__', reason: 'every reserved word, not only namespace' },
+    { name: 'x-y', escaped: 'x__dash__y', reason: '- is __dash__' },
+    { name: 'a.b', escaped: 'a__dot__b', reason: '. is __dot__' },
+    { name: 'a/b', escaped: 'a__slash__b', reason: '/ is __slash__' },
+    { name: 'a__b', escaped: 'a__underscores__b', reason: '__ is __underscores__' },
+    { name: 'sprint', escaped: 'sprint', reason: 'a keyword inside a name is not escaped' },
+  ])('$name is self.$escaped: $reason', ({ name, escaped }) => {
+    const s: JSONSchemaProps = { ...props(name), 'x-kubernetes-validations': [{ rule: `has(self.${escaped}) && self.${escaped} == 'v'`, message: 'm' }] };
+    expect(toCelValue(s, { [name]: 'v' })).toEqual({ [escaped]: 'v' });
+    expect(errs(s, { [name]: 'v' })).toEqual([]);
+    expect(errs(s, {})).toEqual(['<root>: Invalid value: "object": m']);
+    expect(checkRuleTyped(`self.${escaped} == 'v'`, s)).toBeUndefined();
+  });
+
+  it('drops names CEL cannot reach (leading digit, other characters); map keys are never escaped', () => {
+    expect(toCelValue(props('1a', 'a b', 'ok'), { '1a': 'x', 'a b': 'y', ok: 'z' })).toEqual({ ok: 'z' });
+    const map: JSONSchemaProps = { type: 'object', additionalProperties: { type: 'string' } };
+    expect(toCelValue(map, { namespace: 'a', 'x-y': 'b' })).toEqual({ namespace: 'a', 'x-y': 'b' });
+  });
+
+  it('lints escaped names against the declared property', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { namespace: { type: 'string' }, items: { type: 'array', items: { type: 'string' } } },
+    };
+    expect(lintRule({ rule: 'has(self.__namespace__) && self.__namespace__.size() < 3', message: 'm' }, s, 'x')).toEqual([
+      'x: rule "has(self.__namespace__) && self.__namespace__.size() < 3": size() on self.__namespace__, a string without maxLength',
+    ]);
+    expect(lintRule({ rule: 'has(self.namespace)', message: 'm' }, s, 'x')).toEqual([
+      'x: rule "has(self.namespace)": has() on undeclared field self.namespace',
+    ]);
   });
 });

@@ -10,6 +10,9 @@
  *   `self.x` is a "no such key" error, as in Kubernetes.
  * - A rule that compiles is checked against a type built from its schema, so a
  *   misspelt field is a compile error as it is when the API server accepts a CRD.
+ * - Object properties are seen under Kubernetes' escaped names (cel-names.ts):
+ *   the field `namespace` is `self.__namespace__`, `x-y` is `self.x__dash__y`,
+ *   in the bound value, the typed check and the lint alike.
  *
  * Divergences from Kubernetes (deliberate, listed here):
  * - No cost estimation or runtime cost limit (cel-js tracks none); the lint in
@@ -22,8 +25,11 @@
  * - `date-time`/`duration` formatted strings stay strings; regexes are JS, not RE2.
  * - Of the Kubernetes CEL libraries only `isIP` is added to cel-js' standard
  *   set; rules using anything else fail to compile and are reported as skipped.
+ * - Properties CEL cannot name (leading digit, other characters) are left out
+ *   of the bound object, so `size(self)` does not count them (Kubernetes does).
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { escapeCelName, hasEscapedNames, propertyByCelName } from './cel-names.js';
 import type { JSONSchemaProps, ValidationRule } from './types.js';
 
 type Program = ReturnType<Environment['parse']>;
@@ -95,7 +101,10 @@ export function checkRuleTyped(rule: string, schema: JSONSchemaProps): string | 
           const name = `Node${n++}`;
           const fields: Record<string, string> = {};
           if (s['x-kubernetes-embedded-resource']) Object.assign(fields, { apiVersion: 'string', kind: 'string', metadata: 'dyn' });
-          for (const [k, v] of Object.entries(s.properties)) fields[k] = typeOf(v);
+          for (const [k, v] of Object.entries(s.properties)) {
+            const name = escapeCelName(k);
+            if (name !== undefined) fields[name] = typeOf(v);
+          }
           env.registerType(name, { fields });
           return name;
         }
@@ -123,7 +132,9 @@ export function isTransitionRule(rule: ValidationRule): boolean {
 /**
  * Converts a JSON value into the CEL value Kubernetes binds for a node of
  * `schema`: `integer` → BigInt, `number` → double, recursively; unknown
- * (preserved) integers → BigInt.
+ * (preserved) integers → BigInt; the keys of an object whose schema declares
+ * properties → their escaped CEL names (`namespace` → `__namespace__`), keys
+ * CEL cannot name left out; map keys as they are.
  */
 export function toCelValue(schema: JSONSchemaProps | undefined, value: unknown): unknown {
   if (value === null || value === undefined) return value;
@@ -134,10 +145,13 @@ export function toCelValue(schema: JSONSchemaProps | undefined, value: unknown):
   if (Array.isArray(value)) return value.map((v) => toCelValue(schema?.items, v));
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};
+    const escaped = hasEscapedNames(schema);
     for (const [k, v] of Object.entries(value)) {
+      const name = escaped ? escapeCelName(k) : k;
+      if (name === undefined) continue;
       const child =
         schema?.properties?.[k] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-      out[k] = toCelValue(child, v);
+      out[name] = toCelValue(child, v);
     }
     return out;
   }
@@ -253,7 +267,7 @@ function walk(node: Ast, scope: Map<string, Bound>, say: (m: string) => void): B
     case '.?': {
       const [obj, field] = args as [Ast, string];
       const b = sub(obj);
-      const s = b?.schema.properties?.[field] ?? mapValue(b?.schema);
+      const s = propertyByCelName(b?.schema, field) ?? mapValue(b?.schema);
       return b && s ? { schema: s, path: `${b.path}.${field}` } : undefined;
     }
     case '[]':
@@ -293,7 +307,12 @@ function walk(node: Ast, scope: Map<string, Bound>, say: (m: string) => void): B
         const [obj, field] = sel.args as [Ast, string];
         const b = sub(obj);
         const s = b?.schema;
-        if (s?.properties !== undefined && s.additionalProperties === undefined && !s['x-kubernetes-preserve-unknown-fields'] && !(field in s.properties)) {
+        if (
+          s?.properties !== undefined &&
+          s.additionalProperties === undefined &&
+          !s['x-kubernetes-preserve-unknown-fields'] &&
+          propertyByCelName(s, field) === undefined
+        ) {
           say(`has() on undeclared field ${b!.path}.${field}`);
         }
         return undefined;
