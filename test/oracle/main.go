@@ -212,7 +212,7 @@ func runQuantity(s string) Result {
 		return Result{Stage: "parse", Error: err.Error()}
 	}
 	r := Result{Value: q.String()}
-	f := strconv.FormatFloat(q.AsApproximateFloat64(), 'g', -1, 64)
+	f := strconv.FormatFloat(q.AsApproximateFloat64(), 'e', -1, 64)
 	r.Float = &f
 	if v, ok := q.AsInt64(); ok {
 		s := strconv.FormatInt(v, 10)

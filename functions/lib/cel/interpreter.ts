@@ -1,0 +1,319 @@
+/**
+ * Turns a checked CEL expression into a tree of closures and evaluates it,
+ * with cel-go's evaluation semantics:
+ *
+ * - `&&`, `||` are commutative over errors (`error && false` is false),
+ *   `@not_strictly_false` treats errors as true, `?:` evaluates one branch;
+ * - comprehensions keep an error in the accumulator as a value, so
+ *   `[0, 1].exists(x, 1/x > 0)` is true;
+ * - calls dispatch on the overloads the checker matched, guarding argument
+ *   types at run time when the static types were dynamic;
+ * - a running cost is counted the way cel-go's cost tracker does (1 per
+ *   identifier, selection and call, list/map creation, string-size-based
+ *   costs for string functions) and evaluation stops with an error once it
+ *   exceeds the limit.
+ *
+ * Variables live in numbered slots resolved at plan time; slot 0 is `device`.
+ */
+import { ACCUMULATOR, type Expr } from './ast.js';
+import type { CheckedAst } from './checker.js';
+import { runtimeCallCost } from './cost.js';
+import { dispatch, type FunctionDecl, matchesRuntime, type Overload } from './library.js';
+import { TYPE_IDENTS } from './stdlib.js';
+import type { CelType } from './types.js';
+import { CelError, CelMap, CelOptional, CelTypeValue, type CelValue, noSuchOverload } from './values.js';
+
+/** Evaluation state of one run. */
+export interface EvalState {
+  readonly vars: CelValue[];
+  cost: number;
+  readonly limit: number;
+}
+
+/** A planned node: evaluates to a value or throws a CelError. */
+export type Node = (s: EvalState) => CelValue;
+
+/** A planned program: the root node and the number of variable slots it needs. */
+export interface Program {
+  readonly root: Node;
+  readonly slots: number;
+}
+
+/** The error cel-go raises when the runtime cost limit is exceeded. */
+export const COST_LIMIT_MESSAGE = 'operation cancelled: actual cost limit exceeded';
+
+function overLimit(s: EvalState): void {
+  if (s.cost > s.limit) throw new CelError(COST_LIMIT_MESSAGE);
+}
+
+/** Plans a checked expression for the given function declarations. */
+export function plan(checked: CheckedAst, functions: ReadonlyMap<string, FunctionDecl>): Program {
+  const p = new Planner(checked, functions);
+  const root = p.plan(checked.expr, new Map([['device', 0]]), 1);
+  return { root, slots: p.maxSlots };
+}
+
+const isDynamic = (t: CelType | undefined): boolean => !t || t.kind === 'dyn' || t.kind === 'any' || t.kind === 'typeparam' || t.params.some(isDynamic);
+
+class Planner {
+  maxSlots = 1;
+  constructor(
+    private readonly checked: CheckedAst,
+    private readonly functions: ReadonlyMap<string, FunctionDecl>,
+  ) {}
+
+  plan(e: Expr, scope: ReadonlyMap<string, number>, depth: number): Node {
+    switch (e.kind) {
+      case 'lit': {
+        const v = e.value;
+        return () => v;
+      }
+      case 'ident': {
+        const slot = scope.get(e.name);
+        if (slot !== undefined) {
+          return (s) => {
+            s.cost++;
+            const v = s.vars[slot]!;
+            if (v instanceof CelError) throw v;
+            return v;
+          };
+        }
+        const t = TYPE_IDENTS.get(e.name);
+        const v = new CelTypeValue(t?.params[0]?.name ?? e.name);
+        return () => v;
+      }
+      case 'select': {
+        const operand = this.plan(e.operand, scope, depth);
+        const field = e.field;
+        if (e.testOnly) {
+          return (s) => {
+            const o = operand(s);
+            if (o instanceof CelMap) return o.find(field) !== undefined;
+            throw noSuchOverload();
+          };
+        }
+        return (s) => {
+          const o = operand(s);
+          s.cost++;
+          return selectField(o, field);
+        };
+      }
+      case 'list': {
+        const elems = e.elems.map((x) => this.plan(x, scope, depth));
+        const opt = new Set(e.optIndices);
+        if (opt.size === 0) {
+          return (s) => {
+            s.cost += 10;
+            return elems.map((x) => x(s));
+          };
+        }
+        return (s) => {
+          s.cost += 10;
+          const out: CelValue[] = [];
+          elems.forEach((x, i) => {
+            const v = x(s);
+            if (!opt.has(i)) out.push(v);
+            else if (!(v instanceof CelOptional)) throw noSuchOverload();
+            else if (v.hasValue()) out.push(v.value!);
+          });
+          return out;
+        };
+      }
+      case 'map': {
+        const entries = e.entries.map((en) => [this.plan(en.key, scope, depth), this.plan(en.value, scope, depth), en.optional] as const);
+        return (s) => {
+          s.cost += 30;
+          const m = new CelMap();
+          for (const [k, v, optional] of entries) {
+            const key = k(s);
+            const val = v(s);
+            if (!optional) m.insert(key, val);
+            else if (!(val instanceof CelOptional)) throw noSuchOverload();
+            else if (val.hasValue()) m.insert(key, val.value!);
+          }
+          return m;
+        };
+      }
+      case 'struct':
+        return () => {
+          throw new CelError(`unknown type ${e.typeName}`);
+        };
+      case 'comp':
+        return this.planComprehension(e, scope, depth);
+      case 'call':
+        return this.planCall(e, scope, depth);
+    }
+  }
+
+  private planComprehension(e: Expr & { kind: 'comp' }, scope: ReadonlyMap<string, number>, depth: number): Node {
+    const iterRange = this.plan(e.iterRange, scope, depth);
+    const accuInit = this.plan(e.accuInit, scope, depth);
+    const accuSlot = depth;
+    const slot1 = depth + 1;
+    const slot2 = depth + 2;
+    const two = e.iterVar2 !== undefined;
+    const next = depth + (two ? 3 : 2);
+    this.maxSlots = Math.max(this.maxSlots, next);
+    const accuScope = new Map(scope).set(e.accuVar, accuSlot);
+    const loopScope = new Map(accuScope).set(e.iterVar, slot1);
+    if (two) loopScope.set(e.iterVar2!, slot2);
+    const cond = this.plan(e.loopCond, loopScope, next);
+    const step = this.plan(e.loopStep, loopScope, next);
+    const result = this.plan(e.result, accuScope, next);
+    const isBind = e.accuVar !== ACCUMULATOR && e.loopCond.kind === 'lit' && e.loopCond.value === false;
+    if (isBind) {
+      return (s) => {
+        s.vars[accuSlot] = capture(accuInit, s);
+        return result(s);
+      };
+    }
+    return (s) => {
+      const range = iterRange(s);
+      s.vars[accuSlot] = accuInit(s);
+      const body = (k: CelValue, v: CelValue): boolean => {
+        s.vars[slot1] = two ? k : v;
+        if (two) s.vars[slot2] = v;
+        if (capture(cond, s) === false) return false;
+        s.vars[accuSlot] = capture(step, s);
+        overLimit(s);
+        return true;
+      };
+      if (Array.isArray(range)) {
+        for (let i = 0; i < range.length; i++) if (!body(BigInt(i), range[i]!)) break;
+      } else if (range instanceof CelMap) {
+        for (const [k, v] of range.entries()) if (!body(two ? k : k, two ? v : k)) break;
+      } else {
+        throw new CelError(`got '${typeof range}', expected iterable type`);
+      }
+      return result(s);
+    };
+  }
+
+  private planCall(e: Expr & { kind: 'call' }, scope: ReadonlyMap<string, number>, depth: number): Node {
+    const args = [...(e.target ? [e.target] : []), ...e.args].map((a) => this.plan(a, scope, depth));
+    const [a0, a1, a2] = args;
+    switch (e.fn) {
+      case '_&&_':
+        return logical(a0!, a1!, false);
+      case '_||_':
+        return logical(a0!, a1!, true);
+      case '_?_:_':
+        return (s) => {
+          const c = a0!(s);
+          if (c === true) return a1!(s);
+          if (c === false) return a2!(s);
+          throw noSuchOverload();
+        };
+      case '@not_strictly_false':
+        return (s) => {
+          s.cost++;
+          const v = capture(a0!, s);
+          return typeof v === 'boolean' ? v : true;
+        };
+      case 'or':
+      case 'orValue': {
+        const orValue = e.fn === 'orValue';
+        return (s) => {
+          s.cost++;
+          const l = a0!(s);
+          if (!(l instanceof CelOptional)) throw noSuchOverload();
+          if (l.hasValue()) return orValue ? l.value! : l;
+          return a1!(s);
+        };
+      }
+      case '_?._': {
+        const field = e.args[1]?.kind === 'lit' ? String(e.args[1].value) : '';
+        return (s) => {
+          s.cost++;
+          let o = a0!(s);
+          if (o instanceof CelOptional) {
+            if (!o.hasValue()) return o;
+            o = o.value!;
+          }
+          if (!(o instanceof CelMap)) throw noSuchOverload();
+          const v = o.find(field);
+          return v === undefined ? CelOptional.NONE : CelOptional.of(v);
+        };
+      }
+    }
+    const decl = this.functions.get(e.fn);
+    const overloads = this.checked.overloads.get(e.id) ?? [];
+    const call = callImpl(decl, overloads, [...(e.target ? [e.target] : []), ...e.args].map((a) => this.checked.types.get(a.id)));
+    const fnName = e.fn;
+    const overloadId = overloads[0]?.id ?? '';
+    const costed = (vals: CelValue[], s: EvalState): CelValue => {
+      const r = call(vals);
+      s.cost += runtimeCallCost(fnName, overloadId, vals, r);
+      return r;
+    };
+    if (args.length === 1) return (s) => costed([a0!(s)], s);
+    if (args.length === 2) return (s) => costed([a0!(s), a1!(s)], s);
+    return (s) => costed(args.map((a) => a(s)), s);
+  }
+}
+
+/** How a call site invokes its function. */
+function callImpl(
+  decl: FunctionDecl | undefined,
+  overloads: readonly Overload[],
+  argTypes: readonly (CelType | undefined)[],
+): (args: readonly CelValue[]) => CelValue {
+  if (decl?.singleton) return decl.singleton;
+  const only = overloads.length === 1 ? overloads[0] : undefined;
+  if (only?.impl) {
+    const impl = only.impl;
+    if (!argTypes.some(isDynamic)) return impl;
+    const types = only.args;
+    return (args) => {
+      for (let i = 0; i < types.length; i++) if (!matchesRuntime(types[i]!, args[i]!)) throw noSuchOverload();
+      return impl(args);
+    };
+  }
+  return (args) => dispatch(overloads, args);
+}
+
+/** Evaluates a node, returning an error as a value instead of throwing. */
+function capture(n: Node, s: EvalState): CelValue {
+  try {
+    return n(s);
+  } catch (e) {
+    if (e instanceof CelError) {
+      if (e.message === COST_LIMIT_MESSAGE) throw e;
+      return e;
+    }
+    return new CelError(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** cel-go evalAnd / evalOr: short-circuits on the deciding value, otherwise reports the first error. */
+function logical(l: Node, r: Node, or: boolean): Node {
+  const decide = or;
+  return (s) => {
+    const lv = capture(l, s);
+    if (lv === decide) return decide;
+    const rv = capture(r, s);
+    if (rv === decide) return decide;
+    if (lv instanceof CelError) throw lv;
+    if (rv instanceof CelError) throw rv;
+    if (typeof lv !== 'boolean' || typeof rv !== 'boolean') throw noSuchOverload();
+    return !decide;
+  };
+}
+
+/** Field selection on a map value (the device is a map at run time, as in Kubernetes). */
+function selectField(o: CelValue, field: string): CelValue {
+  if (o instanceof CelMap) {
+    const v = o.find(field);
+    if (v === undefined) throw new CelError(`no such key: ${field}`);
+    return v;
+  }
+  if (o instanceof CelOptional) {
+    if (!o.hasValue()) return o;
+    const inner = o.value!;
+    if (inner instanceof CelMap) {
+      const v = inner.find(field);
+      return v === undefined ? CelOptional.NONE : CelOptional.of(v);
+    }
+  }
+  throw new CelError(`type '${typeof o}' does not support field selection`);
+}

@@ -1,0 +1,625 @@
+/**
+ * Kubernetes `resource.Quantity` (k8s.io/apimachinery/pkg/api/resource,
+ * quantity.go, amount.go, suffix.go), ported operation by operation so that
+ * parsing, comparison, arithmetic, the integer/float views and the canonical
+ * string are the ones Kubernetes computes, quirks included:
+ *
+ * - a quantity is held either as a small `int64Amount` (value × 10^scale) or
+ *   as an exact decimal, exactly when Go holds it so; `isInteger`/`asInteger`
+ *   depend on that (`0.5Ki` is 512 but, being decimal-backed, not an integer);
+ * - values are rounded up (away from zero) to 1n at parse time, BinarySI
+ *   values are capped at 2^63-1;
+ * - bare suffixes parse as zero (`Mi` is 0), `.` and `-` parse as zero;
+ * - the canonical string of a value without a suffix for its exponent has no
+ *   suffix at all (`1000E` renders as `1`), as in Kubernetes.
+ *
+ * No floating point is used except in `asApproximateFloat`, which reproduces
+ * Go's `base * math.Pow10(exponent)`.
+ *
+ * Divergence: none in behaviour; decimals wider than 100,000 digits throw a
+ * RangeError (see decimal.ts).
+ */
+import { Dec, parseDec } from './decimal.js';
+import {
+  divideByScaleInt64,
+  INT64_MAX,
+  inInt64,
+  int64Add,
+  int64Multiply,
+  negativeScaleInt64,
+  positiveScaleInt64,
+  removeInt64Factors,
+  wrap64,
+} from './int64.js';
+
+/** How a quantity renders: the format of its suffix. */
+export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
+
+/** The regular expression Kubernetes quotes in its format error. */
+const SPLIT_RE = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
+/** resource.ErrFormatWrong text. */
+export const ERR_FORMAT_WRONG = `quantities must match the regular expression '${SPLIT_RE}'`;
+/** resource.ErrNumeric text. */
+export const ERR_NUMERIC = 'unable to parse numeric part of quantity';
+/** resource.ErrSuffix text. */
+export const ERR_SUFFIX = "unable to parse quantity's suffix";
+
+/** Thrown by parseQuantity; `message` is Kubernetes' error text. */
+export class QuantityParseError extends Error {
+  override readonly name = 'QuantityParseError';
+}
+
+interface Int64Amount {
+  readonly value: bigint;
+  readonly scale: number;
+}
+
+const ZERO_AMOUNT: Int64Amount = { value: 0n, scale: 0 };
+
+const DECIMAL_SUFFIXES: ReadonlyMap<string, number> = new Map([
+  ['n', -9],
+  ['u', -6],
+  ['m', -3],
+  ['', 0],
+  ['k', 3],
+  ['M', 6],
+  ['G', 9],
+  ['T', 12],
+  ['P', 15],
+  ['E', 18],
+]);
+const DECIMAL_BY_EXPONENT: ReadonlyMap<number, string> = new Map([...DECIMAL_SUFFIXES].map(([s, e]) => [e, s]));
+const BINARY_SUFFIXES: ReadonlyMap<string, number> = new Map([
+  ['Ki', 10],
+  ['Mi', 20],
+  ['Gi', 30],
+  ['Ti', 40],
+  ['Pi', 50],
+  ['Ei', 60],
+]);
+const BINARY_BY_EXPONENT: ReadonlyMap<number, string> = new Map([...BINARY_SUFFIXES].map(([s, e]) => [e, s]));
+const SUFFIX_CHARS = 'eEinumkKMGTP';
+
+/** A mutable box around a decimal: Go's `*inf.Dec`, shared by struct copies. */
+interface DecCell {
+  v: Dec;
+  /** Set once the shared decimal has been changed in place. */
+  dirty?: boolean;
+}
+
+/**
+ * A Kubernetes quantity. Construct with {@link parseQuantity} or
+ * {@link Quantity.fromInt}. The public methods never change the receiver.
+ *
+ * The `cel*` methods reproduce what the Kubernetes CEL library does to the
+ * receiver (see quantity library in k8s.io/apiserver/pkg/cel/library):
+ * `compareTo`/`isGreaterThan`/`isLessThan` call the pointer method `Cmp`,
+ * which converts an int64-backed receiver to a decimal when the other side is
+ * decimal-backed (so a later `isInteger()` on the same value is false), and
+ * `add`/`sub` copy the struct but share its `*inf.Dec`, so adding to a
+ * decimal-backed value also changes that value. Both are observable in CEL
+ * within one evaluation; the evaluator uses these methods to be faithful.
+ */
+export class Quantity {
+  /** @internal int64 representation, used when `d` is undefined. */
+  private i: Int64Amount;
+  /** @internal decimal representation (Go's infDecAmount), when set. */
+  private d: DecCell | undefined;
+  /** The format the canonical string uses. */
+  private fmt: QuantityFormat;
+  /** @internal the cached string (Go caches the input when it is canonical). */
+  private s: string;
+
+  private constructor(i: Int64Amount, d: DecCell | undefined, format: QuantityFormat, s = '') {
+    this.i = i;
+    this.d = d;
+    this.fmt = format;
+    this.s = s;
+  }
+
+  /** resource.NewQuantity(value, format); value is wrapped to int64. */
+  static fromInt(value: bigint, format: QuantityFormat = 'DecimalSI'): Quantity {
+    return new Quantity({ value: wrap64(value), scale: 0 }, undefined, format);
+  }
+
+  /** @internal */
+  static of(i: Int64Amount, d: Dec | undefined, format: QuantityFormat, s = ''): Quantity {
+    return new Quantity(i, d ? { v: d } : undefined, format, s);
+  }
+
+  /** The format the canonical string uses. */
+  get format(): QuantityFormat {
+    return this.fmt;
+  }
+
+  /** True when the value is held as an exact decimal rather than an int64 amount. */
+  get isDecimalBacked(): boolean {
+    return this.d !== undefined;
+  }
+
+  /** The exact value as a decimal. */
+  asDec(): Dec {
+    return this.d ? this.d.v : new Dec(this.i.value, -this.i.scale);
+  }
+
+  /** True when the value is zero. */
+  isZero(): boolean {
+    return this.d ? this.d.v.sign() === 0 : this.i.value === 0n;
+  }
+
+  /** Quantity.Sign: -1, 0 or 1. */
+  sign(): number {
+    if (this.d) return this.d.v.sign();
+    return this.i.value === 0n ? 0 : this.i.value > 0n ? 1 : -1;
+  }
+
+  /** Quantity.Cmp by value, -1, 0 or 1; the receiver is unchanged. */
+  cmp(y: Quantity): number {
+    if (!this.d && !y.d) return cmpAmount(this.i, y.i);
+    return this.asDec().cmp(y.asDec());
+  }
+
+  /** Quantity.Cmp as the CEL library calls it: may convert the receiver to a decimal. */
+  celCmp(y: Quantity): number {
+    if (!this.d && !y.d) return cmpAmount(this.i, y.i);
+    return this.toDec().v.cmp(y.asDec());
+  }
+
+  /** Quantity.Equal: equal by value. */
+  equals(y: Quantity): boolean {
+    return this.cmp(y) === 0;
+  }
+
+  /**
+   * Quantity.AsInt64: the value when it is held as an int64 amount that is a
+   * whole number within int64; undefined otherwise (always for decimal-backed
+   * quantities, as in Kubernetes).
+   */
+  asInt64(): bigint | undefined {
+    if (this.d) return undefined;
+    const a = this.i;
+    if (a.scale === 0) return a.value;
+    if (a.scale < 0) return undefined;
+    const [v, ok] = positiveScaleInt64(a.value, a.scale);
+    return ok ? v : undefined;
+  }
+
+  /** Quantity.AsApproximateFloat64: `base * math.Pow10(exponent)` as Go computes it. */
+  asApproximateFloat64(): number {
+    let base: number;
+    let exponent: number;
+    if (this.d) {
+      base = Number(this.d.v.unscaled);
+      exponent = -this.d.v.scale;
+    } else {
+      base = Number(this.i.value);
+      exponent = this.i.scale;
+    }
+    if (exponent === 0) return base;
+    return base * goPow10(exponent);
+  }
+
+  /** Quantity.Add: a new quantity; the receiver is unchanged. */
+  add(y: Quantity): Quantity {
+    return this.copy(true).addInPlace(y, false);
+  }
+
+  /** Quantity.Sub: a new quantity; the receiver is unchanged. */
+  sub(y: Quantity): Quantity {
+    return this.copy(true).addInPlace(y, true);
+  }
+
+  /** `copy := *q; copy.Add(y)` as the CEL library does it (shares the decimal). */
+  celAdd(y: Quantity): Quantity {
+    return this.copy(false).addInPlace(y, false);
+  }
+
+  /** `copy := *q; copy.Sub(y)` as the CEL library does it (shares the decimal). */
+  celSub(y: Quantity): Quantity {
+    return this.copy(false).addInPlace(y, true);
+  }
+
+  private copy(deep: boolean): Quantity {
+    const d = this.d && deep ? { v: this.d.v } : this.d;
+    return new Quantity(this.i, d, this.fmt, this.s);
+  }
+
+  /** Go's `q.ToDec()`: converts an int64-backed receiver in place. */
+  private toDec(): DecCell {
+    if (!this.d) {
+      this.d = { v: new Dec(this.i.value, -this.i.scale) };
+      this.i = ZERO_AMOUNT;
+      this.converted = true;
+    }
+    return this.d;
+  }
+
+  /** Set when a `cel*` method converted this receiver to a decimal. */
+  private converted = false;
+
+  /**
+   * True when CEL evaluation changed this value's representation or value
+   * (see the class comment); a caller that reuses the value across
+   * evaluations replaces it with a {@link clone} of the original.
+   */
+  get touched(): boolean {
+    return this.converted || this.d?.dirty === true;
+  }
+
+  /** An independent copy (its own decimal). */
+  clone(): Quantity {
+    return this.copy(true);
+  }
+
+  /** Quantity.Add / Quantity.Sub on this (a fresh struct copy). */
+  private addInPlace(y: Quantity, subtract: boolean): Quantity {
+    this.s = '';
+    if (subtract) {
+      if (this.isZero()) this.fmt = y.fmt;
+      if (!this.d && !y.d) {
+        const diff = addAmount(this.i, { value: wrap64(-y.i.value), scale: y.i.scale });
+        if (diff) {
+          this.i = diff;
+          return this;
+        }
+      }
+      const cell = this.toDec();
+      cell.v = cell.v.sub(y.asDec());
+      cell.dirty = true;
+      return this;
+    }
+    if (!this.d && !y.d) {
+      if (this.i.value === 0n) this.fmt = y.fmt;
+      const sum = addAmount(this.i, y.i);
+      if (sum) {
+        this.i = sum;
+        return this;
+      }
+    } else if (this.isZero()) {
+      this.fmt = y.fmt;
+    }
+    const cell = this.toDec();
+    cell.v = cell.v.add(y.asDec());
+    cell.dirty = true;
+    return this;
+  }
+
+  /** Quantity.String: the canonical form (`1536Mi`, `100m`, `1e3`), cached. */
+  toString(): string {
+    if (this.s === '') {
+      const [number, suffix] = this.canonicalize();
+      this.s = number + suffix;
+    }
+    return this.s;
+  }
+
+  private canonicalize(): [string, string] {
+    if (this.isZero()) return ['0', ''];
+    let format: QuantityFormat = this.fmt;
+    let rounded: CanonicalBase1024 | undefined;
+    if (format === 'BinarySI') {
+      if (this.cmpInt64(-1024n) > 0 && this.cmpInt64(1024n) < 0) {
+        format = 'DecimalSI';
+      } else {
+        const [r, exact] = this.asScale0();
+        rounded = r;
+        if (!exact) format = 'DecimalSI';
+      }
+    }
+    if (format !== 'BinarySI' || !rounded) {
+      const [number, exponent] = this.d ? decCanonical(this.d.v) : amountCanonical(this.i);
+      return [number, constructSuffix(10, exponent, format)];
+    }
+    const [number, exponent] = rounded.base1024();
+    return [number, constructSuffix(2, exponent * 10, format)];
+  }
+
+  private cmpInt64(y: bigint): number {
+    if (this.d) return this.d.v.cmp(new Dec(y, 0));
+    return cmpAmount(this.i, { value: y, scale: 0 });
+  }
+
+  /** Quantity.AsScale(0): rounded up to a whole number, and whether that was exact. */
+  private asScale0(): [CanonicalBase1024, boolean] {
+    if (this.d) {
+      const d = this.d.v;
+      const r = d.roundUp(0);
+      return [{ base1024: () => decBase1024(r) }, r.cmp(d) === 0];
+    }
+    const a = this.i;
+    if (a.scale >= 0) return [{ base1024: () => amountBase1024(a) }, true];
+    const [v, exact] = negativeScaleInt64(a.value, -a.scale);
+    const r: Int64Amount = { value: v, scale: 0 };
+    return [{ base1024: () => amountBase1024(r) }, exact];
+  }
+}
+
+interface CanonicalBase1024 {
+  base1024(): [string, number];
+}
+
+/** resource.ParseQuantity; throws {@link QuantityParseError} with Kubernetes' message. */
+export function parseQuantity(str: string): Quantity {
+  const q = parseQuantityOrError(str);
+  if (typeof q === 'string') throw new QuantityParseError(q);
+  return q;
+}
+
+/** resource.ParseQuantity without throwing: the quantity or Kubernetes' error text. */
+export function parseQuantityOrError(str: string): Quantity | string {
+  if (str.length === 0) return ERR_FORMAT_WRONG;
+  if (str === '0') return Quantity.of(ZERO_AMOUNT, undefined, 'DecimalSI', str);
+  const parts = splitQuantity(str);
+  if (typeof parts === 'string') return parts;
+  const { positive, value, num, denom, suffix } = parts;
+  const interpreted = interpretSuffix(suffix);
+  if (!interpreted) return ERR_SUFFIX;
+  const { base, exponent } = interpreted;
+  let format = interpreted.format;
+
+  let precision = 0;
+  let scale = 0;
+  let mantissa = 1n;
+  if (format === 'BinarySI') {
+    if (exponent >= 0 && denom.length === 0) {
+      mantissa = 1n << BigInt(exponent);
+      precision = 15 - num.length - Math.trunc((exponent * 3) / 10) - 1;
+    } else {
+      precision = -1;
+    }
+  } else {
+    scale = exponent;
+    precision = 18 - (num.length + denom.length);
+  }
+  if (precision >= 0) {
+    scale -= denom.length;
+    if (scale >= -9) {
+      const shifted = num + denom;
+      const v = BigInt(shifted);
+      if (!inInt64(v)) return ERR_NUMERIC;
+      const [product, ok] = int64Multiply(v, mantissa);
+      if (ok) {
+        const result = positive ? product : wrap64(-product);
+        const amount: Int64Amount = { value: result, scale };
+        let canonical = false;
+        if (format === 'BinarySI') canonical = exponent % 10 === 0 && (v & 7n) !== 0n;
+        else canonical = scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+        return Quantity.of(amount, undefined, format, canonical ? str : '');
+      }
+    }
+  }
+
+  let amount = parseDec(value);
+  if (!amount) return ERR_NUMERIC;
+  if (base === 10) amount = new Dec(amount.unscaled, amount.scale - exponent);
+  else amount = new Dec(amount.unscaled * (1n << BigInt(exponent)), amount.scale);
+  const negative = amount.sign() === -1;
+  if (negative) amount = amount.neg();
+  if (amount.unscaled !== 0n) amount = amount.roundUp(9);
+  if (format === 'BinarySI' && amount.cmp(MAX_ALLOWED) > 0) amount = MAX_ALLOWED;
+  if (format === 'BinarySI' && amount.cmp(DEC_ONE) < 0 && amount.cmp(DEC_ZERO) > 0) format = 'DecimalSI';
+  if (negative) amount = amount.neg();
+  return Quantity.of(ZERO_AMOUNT, amount, format);
+}
+
+/** True when Kubernetes parses the string as a quantity. */
+export function isQuantity(str: string): boolean {
+  return typeof parseQuantityOrError(str) !== 'string';
+}
+
+const MAX_ALLOWED = new Dec(INT64_MAX, 0);
+const DEC_ONE = new Dec(1n, 0);
+const DEC_ZERO = new Dec(0n, 0);
+
+interface QuantityParts {
+  positive: boolean;
+  value: string;
+  num: string;
+  denom: string;
+  suffix: string;
+}
+
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+/** resource.parseQuantityString. */
+function splitQuantity(str: string): QuantityParts | string {
+  let positive = true;
+  let pos = 0;
+  const end = str.length;
+  if (str[0] === '-') {
+    positive = false;
+    pos++;
+  } else if (str[0] === '+') {
+    pos++;
+  }
+  while (true) {
+    if (pos >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
+    if (str[pos] !== '0') break;
+    pos++;
+  }
+  let i = pos;
+  while (i < end && isDigit(str[i])) i++;
+  let num = str.slice(pos, i);
+  if (i >= end) return { positive, value: str, num, denom: '', suffix: '' };
+  pos = i;
+  if (num.length === 0) num = '0';
+  let denom = '';
+  if (str[pos] === '.') {
+    pos++;
+    let j = pos;
+    while (j < end && isDigit(str[j])) j++;
+    denom = str.slice(pos, j);
+    if (j >= end) return { positive, value: str, num, denom, suffix: '' };
+    pos = j;
+  }
+  const value = str.slice(0, pos);
+  const suffixStart = pos;
+  let k = pos;
+  while (k < end && SUFFIX_CHARS.includes(str[k]!)) k++;
+  if (k >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
+  pos = k;
+  if (str[pos] === '-' || str[pos] === '+') pos++;
+  while (pos < end && isDigit(str[pos])) pos++;
+  if (pos >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
+  return ERR_FORMAT_WRONG;
+}
+
+interface Interpreted {
+  base: 2 | 10;
+  exponent: number;
+  format: QuantityFormat;
+}
+
+/** resource suffixer.interpret. */
+function interpretSuffix(s: string): Interpreted | undefined {
+  const dec = DECIMAL_SUFFIXES.get(s);
+  if (dec !== undefined) return { base: 10, exponent: dec, format: 'DecimalSI' };
+  const bin = BINARY_SUFFIXES.get(s);
+  if (bin !== undefined) return { base: 2, exponent: bin, format: 'BinarySI' };
+  if (s.length > 1 && (s[0] === 'E' || s[0] === 'e')) {
+    const parsed = goParseInt64(s.slice(1));
+    if (parsed === undefined) return undefined;
+    return { base: 10, exponent: Number(BigInt.asIntN(32, parsed)), format: 'DecimalExponent' };
+  }
+  return undefined;
+}
+
+/** strconv.ParseInt(s, 10, 64). */
+function goParseInt64(s: string): bigint | undefined {
+  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
+  const v = BigInt(s.startsWith('+') ? s.slice(1) : s);
+  return inInt64(v) ? v : undefined;
+}
+
+/** suffixer.constructBytes: the suffix, or '' when there is none for that exponent. */
+function constructSuffix(base: 2 | 10, exponent: number, format: QuantityFormat): string {
+  switch (format) {
+    case 'DecimalSI':
+      return base === 10 ? (DECIMAL_BY_EXPONENT.get(exponent) ?? '') : '';
+    case 'BinarySI':
+      return base === 2 ? (BINARY_BY_EXPONENT.get(exponent) ?? '') : '';
+    default:
+      if (base !== 10 || exponent === 0) return '';
+      return `e${exponent}`;
+  }
+}
+
+/** int64Amount.Cmp. */
+function cmpAmount(a0: Int64Amount, b0: Int64Amount): number {
+  let a = a0.value;
+  let b = b0.value;
+  if (a0.scale > b0.scale) {
+    const [result, remainder, exact] = divideByScaleInt64(b, a0.scale - b0.scale);
+    if (!exact) return amountDec(a0).cmp(amountDec(b0));
+    if (result === a) return remainder === 0n ? 0 : remainder > 0n ? -1 : 1;
+    b = result;
+  } else if (a0.scale < b0.scale) {
+    const [result, remainder, exact] = divideByScaleInt64(a, b0.scale - a0.scale);
+    if (!exact) return amountDec(a0).cmp(amountDec(b0));
+    if (result === b) return remainder === 0n ? 0 : remainder > 0n ? 1 : -1;
+    a = result;
+  }
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+function amountDec(a: Int64Amount): Dec {
+  return new Dec(a.value, -a.scale);
+}
+
+/** int64Amount.Add: the sum, or undefined when it does not fit. */
+function addAmount(a: Int64Amount, b: Int64Amount): Int64Amount | undefined {
+  if (b.value === 0n) return a;
+  if (a.value === 0n) return b;
+  if (a.scale === b.scale) {
+    const [c, ok] = int64Add(a.value, b.value);
+    return ok ? { value: c, scale: a.scale } : undefined;
+  }
+  if (a.scale > b.scale) {
+    const [c, ok] = positiveScaleInt64(a.value, a.scale - b.scale);
+    if (!ok) return undefined;
+    const [d, ok2] = int64Add(c, b.value);
+    return ok2 ? { value: d, scale: b.scale } : undefined;
+  }
+  const [c, ok] = positiveScaleInt64(b.value, b.scale - a.scale);
+  if (!ok) return undefined;
+  const [d, ok2] = int64Add(a.value, c);
+  return ok2 ? { value: d, scale: a.scale } : undefined;
+}
+
+/** int64Amount.AsCanonicalBytes: digits and a power-of-ten exponent that is a multiple of 3. */
+function amountCanonical(a: Int64Amount): [string, number] {
+  let [amount, times] = removeInt64Factors(a.value, 10n);
+  let exponent = a.scale + times;
+  const r = exponent % 3;
+  if (r === 1 || r === -2) {
+    const [v, ok] = scaleBy(amount, 10n);
+    if (!ok) return decCanonical(amountDec(a));
+    amount = v;
+    exponent -= 1;
+  } else if (r === 2 || r === -1) {
+    const [v, ok] = scaleBy(amount, 100n);
+    if (!ok) return decCanonical(amountDec(a));
+    amount = v;
+    exponent -= 2;
+  }
+  return [amount.toString(), exponent];
+}
+
+/** int64MultiplyScale10 / int64MultiplyScale100. */
+function scaleBy(a: bigint, f: bigint): [bigint, boolean] {
+  if (a === 0n || a === 1n) return [a * f, true];
+  if (a === -(1n << 63n)) return [0n, false];
+  const c = wrap64(a * f);
+  return [c, c / f === a];
+}
+
+/** infDecAmount.AsCanonicalBytes. */
+function decCanonical(d: Dec): [string, number] {
+  let exponent = -d.scale;
+  let amount = d.unscaled;
+  while (amount !== 0n && amount % 10n === 0n) {
+    amount /= 10n;
+    exponent++;
+  }
+  while (exponent % 3 !== 0) {
+    amount *= 10n;
+    exponent--;
+  }
+  return [amount.toString(), exponent];
+}
+
+/** int64Amount.AsCanonicalBase1024Bytes. */
+function amountBase1024(a: Int64Amount): [string, number] {
+  let value: bigint;
+  if (a.scale < 0) {
+    value = negativeScaleInt64(a.value, -a.scale)[0];
+  } else {
+    const [v, ok] = positiveScaleInt64(a.value, a.scale);
+    if (!ok) return decBase1024(amountDec(a));
+    value = v;
+  }
+  const [amount, exponent] = removeInt64Factors(value, 1024n);
+  return [amount.toString(), exponent];
+}
+
+/** infDecAmount.AsCanonicalBase1024Bytes. */
+function decBase1024(d: Dec): [string, number] {
+  let amount = d.roundUp(0).unscaled;
+  let times = 0;
+  while (amount !== 0n && amount % 1024n === 0n) {
+    amount /= 1024n;
+    times++;
+  }
+  return [amount.toString(), times];
+}
+
+const POW10_TAB = Array.from({ length: 32 }, (_, i) => Number(`1e${i}`));
+const POW10_POS32 = Array.from({ length: 10 }, (_, i) => Number(`1e${i * 32}`));
+const POW10_NEG32 = Array.from({ length: 11 }, (_, i) => Number(`1e-${i * 32}`));
+
+/** Go's math.Pow10, table for table. */
+export function goPow10(n: number): number {
+  if (n >= 0 && n <= 308) return POW10_POS32[Math.trunc(n / 32)]! * POW10_TAB[n % 32]!;
+  if (n >= -323 && n <= 0) return POW10_NEG32[Math.trunc(-n / 32)]! / POW10_TAB[-n % 32]!;
+  return n > 0 ? Number.POSITIVE_INFINITY : 0;
+}
