@@ -11,12 +11,22 @@
  *   rules).
  * - The nested XR is named like the InferenceCluster, in `modelplane-system`;
  *   `credentials` only when the InferenceCluster block sets them.
+ * - EKS and Vultr pools carry `className`; a pool whose class has no
+ *   EKS/Vultr provisioning block is passed without `instanceType`/`plan`
+ *   and `gpu`, so the nested XR reports that pool (SpecValid=False naming
+ *   the pool and the class) and keeps provisioning its other pools.
  * - {@link poolProblems} lists, in pool order, every pool the nested XR's own
  *   schema would reject (so we never compose an XR the API server refuses):
  *   a class without this cloud's provisioning block (the reference's
- *   InvalidNodePool), and our additions: GKE/EKS pools without zones, AKS
- *   pool names outside `^[a-z][a-z0-9]{0,11}$`, Nebius/Vultr minNodeCount
- *   without maxNodeCount, Vultr pools below one node, no pools at all.
+ *   InvalidNodePool; on EKS/Vultr reported but not blocking, see above), and
+ *   our additions: GKE/EKS pools without zones, AKS pool names outside
+ *   `^[a-z][a-z0-9]{0,11}$`, Nebius/Vultr minNodeCount without maxNodeCount,
+ *   Vultr pools below one node, no pools at all.
+ *
+ * Divergence (spec/README.md item 2): the reference skips the whole nested XR
+ * when one pool's class lacks the cloud's block; on EKS and Vultr we compose
+ * it with that pool unshaped. GKE, AKS and Nebius keep the reference's
+ * behaviour: their XRDs have no per-pool `className` to report it by.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { CloudBlock, InferenceClass, NodePool } from './spec.js';
@@ -44,6 +54,11 @@ export interface CloudSource {
   nvidiaDriverRoot?: string;
   /** Whether the nested XR publishes `status.cache.storageClassName`. */
   hasCache: boolean;
+  /**
+   * Whether the nested XR's pools take `className` and the nested function
+   * reports a pool whose class lacks this cloud's block (EKS, Vultr).
+   */
+  classPerPool: boolean;
 }
 
 /** The five provisioned sources. */
@@ -57,9 +72,26 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: false,
     nvidiaDriverRoot: '/home/kubernetes/bin/nvidia',
     hasCache: true,
+    classPerPool: false,
   },
-  EKS: { source: 'EKS', block: 'eks', kind: 'EKSCluster', key: 'eks-cluster', keepSecretNamespace: false, hasCache: true },
-  AKS: { source: 'AKS', block: 'aks', kind: 'AKSCluster', key: 'aks-cluster', keepSecretNamespace: false, hasCache: true },
+  EKS: {
+    source: 'EKS',
+    block: 'eks',
+    kind: 'EKSCluster',
+    key: 'eks-cluster',
+    keepSecretNamespace: false,
+    hasCache: true,
+    classPerPool: true,
+  },
+  AKS: {
+    source: 'AKS',
+    block: 'aks',
+    kind: 'AKSCluster',
+    key: 'aks-cluster',
+    keepSecretNamespace: false,
+    hasCache: true,
+    classPerPool: false,
+  },
   Nebius: {
     source: 'Nebius',
     block: 'nebius',
@@ -68,6 +100,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     identityType: 'NebiusServiceAccountCredentials',
     keepSecretNamespace: true,
     hasCache: true,
+    classPerPool: false,
   },
   Vultr: {
     source: 'Vultr',
@@ -76,6 +109,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     key: 'vultr-cluster',
     keepSecretNamespace: false,
     hasCache: false,
+    classPerPool: true,
   },
 };
 
@@ -86,6 +120,8 @@ export const REASON_INVALID_NODE_POOL = 'InvalidNodePool';
 export interface Problem {
   reason: string;
   message: string;
+  /** Reported by the nested XR for its pool too; the nested XR is still composed (EKS, Vultr). */
+  perPool?: true;
 }
 
 /** The reference's message for a class without the source's provisioning block. */
@@ -114,7 +150,10 @@ export function poolProblems(
     const cls = classes.get(pool.className);
     if (!cls) return;
     const at = `spec.nodePools[${i}]`;
-    if (!cls.provisioning[cloud.block]) out.push(invalid(errNoProvisioningBlock(pool.className, cloud.source)));
+    if (!cls.provisioning[cloud.block]) {
+      const p = invalid(errNoProvisioningBlock(pool.className, cloud.source));
+      out.push(cloud.classPerPool ? { ...p, perPool: true } : p);
+    }
     if ((cloud.block === 'gke' || cloud.block === 'eks') && pool.zones.length === 0) {
       out.push(invalid(`${at}.zones is required when spec.cluster.source is ${cloud.source}; list the pool's zones`));
     }
@@ -137,9 +176,13 @@ export function poolProblems(
   return out;
 }
 
-function gpuPool(cloud: CloudSource, pool: NodePool, p: JsonObject): JsonObject {
+/** One nested pool; `p` is the class's block for this cloud, undefined when it has none (EKS/Vultr only). */
+function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefined): JsonObject {
+  if (block === undefined && cloud.classPerPool) return unshapedPool(cloud, pool);
+  const p = block ?? {};
   const accelerator = (p['accelerator'] ?? {}) as JsonObject;
   const base: JsonObject = { name: pool.name, role: 'GPU' };
+  if (cloud.classPerPool) base['className'] = pool.className;
   const nullable = { minNodeCount: pool.minNodeCount ?? null, maxNodeCount: pool.maxNodeCount ?? null };
   const bounds: JsonObject = {};
   if (pool.minNodeCount !== undefined) bounds['minNodeCount'] = pool.minNodeCount;
@@ -209,8 +252,30 @@ function gpuPool(cloud: CloudSource, pool: NodePool, p: JsonObject): JsonObject 
 }
 
 /**
- * The nested cluster XR for `cloud`. Every pool's class must have resolved and
- * carry the cloud's provisioning block (check {@link poolProblems} first).
+ * An EKS/Vultr pool whose class has no block for the cloud: the pool's own
+ * fields and `className`, without `instanceType`/`plan`, `diskSizeGb` or
+ * `gpu`, which the EKSCluster/VultrCluster XRDs allow for such a pool and the
+ * nested function reports by pool and class.
+ */
+function unshapedPool(cloud: CloudSource, pool: NodePool): JsonObject {
+  const out: JsonObject = { name: pool.name, role: 'GPU', className: pool.className, nodeCount: pool.nodeCount };
+  if (cloud.block === 'eks') {
+    out['minNodeCount'] = pool.minNodeCount ?? null;
+    out['maxNodeCount'] = pool.maxNodeCount ?? null;
+    out['zones'] = [...pool.zones];
+    if (pool.capacityReservationId) out['capacityBlock'] = { capacityReservationId: pool.capacityReservationId };
+    if (pool.fabricType === 'EFA') out['fabric'] = 'EFA';
+    return out;
+  }
+  if (pool.minNodeCount !== undefined) out['minNodeCount'] = pool.minNodeCount;
+  if (pool.maxNodeCount !== undefined) out['maxNodeCount'] = pool.maxNodeCount;
+  return out;
+}
+
+/**
+ * The nested cluster XR for `cloud`. Every pool's class must have resolved
+ * and, except on EKS/Vultr, carry the cloud's provisioning block (compose only
+ * when {@link poolProblems} has no problem without `perPool`).
  */
 export function nestedClusterXR(
   cloud: CloudSource,
@@ -226,9 +291,7 @@ export function nestedClusterXR(
     spec['region'] = block.region;
   }
   spec['kubernetesVersion'] = block.kubernetesVersion;
-  spec['nodePools'] = pools.map((pool) =>
-    gpuPool(cloud, pool, classes.get(pool.className)?.provisioning[cloud.block] ?? {}),
-  );
+  spec['nodePools'] = pools.map((pool) => gpuPool(cloud, pool, classes.get(pool.className)?.provisioning[cloud.block]));
   if (block.credentials) spec['credentials'] = { ...block.credentials };
   return { apiVersion: INFRA_API_VERSION, kind: cloud.kind, metadata: { name, namespace: SYSTEM_NAMESPACE }, spec };
 }

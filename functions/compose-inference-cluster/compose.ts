@@ -18,7 +18,9 @@
  *   never tears anything down: the nested XR keeps its observed spec (it is
  *   not composed before it can be valid), a missing class publishes no pool,
  *   and one `ClusterReady` False condition plus one Warning per problem name
- *   the field and the fix.
+ *   the field and the fix. On EKS and Vultr a pool whose class lacks the
+ *   cloud's block does not hold the others back: the nested XR is composed
+ *   with that pool's `className` and no shape, and reports it per pool.
  * - Once composed, the ClusterProviderConfig and the ServingStack are kept
  *   while the cloud cluster is briefly not Ready (reference: dropped).
  * - An Existing cluster's kubeconfig Secret is read: absent, or without its

@@ -3,9 +3,12 @@
  * platform-side.md §7.3 with the nested XR of cloud.ts.
  *
  * Guarantees:
- * - The nested XR is composed whenever every pool is valid for the cloud; it
- *   is ready only when observed Ready. With a problem (missing class, pool
- *   the nested XR rejects) its observed spec is kept, never dropped.
+ * - The nested XR is composed whenever every pool is valid for the cloud, or
+ *   (EKS, Vultr) its only problems are pools whose class lacks the cloud's
+ *   block, which the nested XR reports per pool; it is ready only when
+ *   observed Ready. With another problem (missing class, pool the nested XR
+ *   rejects) its observed spec is kept, never dropped. Every problem is
+ *   reported on the InferenceCluster either way.
  * - Once the nested XR is Ready with a kubeconfig in `status.secrets`, the
  *   ClusterProviderConfig is composed from it (identity from the
  *   GoogleApplicationCredentials entry on GKE, the
@@ -79,8 +82,9 @@ export function composeProvisioned(
   const result = emptyResult();
   const observed = req.observed;
   const nested = observed[cloud.key];
-  const problems = [...classProblems, ...poolProblems(cloud, ic.nodePools, classes)];
-  if (problems.length === 0) {
+  const pools = poolProblems(cloud, ic.nodePools, classes);
+  const problems: ClusterProblem[] = [...classProblems, ...pools.map(({ reason, message }) => ({ reason, message }))];
+  if (classProblems.length === 0 && pools.every((p) => p.perPool)) {
     result.resources[cloud.key] = readyAsObserved(nestedClusterXR(cloud, ic.name, block, ic.nodePools, classes), nested);
   } else {
     const kept = keepChild(observed, cloud.key);

@@ -41,8 +41,16 @@ function invalid(reason: string, messages: string[]): Pick<ComposeResult, 'condi
   };
 }
 
-const noInstanceType = () =>
-  eksPool('gpu-l4', { className: 'l4-1x-g6', nodeCount: 1, minNodeCount: 0, maxNodeCount: 4, zones: ['us-west-2a'] });
+/** A pool as an InferenceCluster passes it when its class has no EKS block: className, counts and zones, no instanceType or gpu. */
+const noInstanceType = (): JsonObject => ({
+  name: 'gpu-l4',
+  role: 'GPU',
+  className: 'l4-1x-g6',
+  nodeCount: 1,
+  minNodeCount: 0,
+  maxNodeCount: 4,
+  zones: ['us-west-2a'],
+});
 const L4_NO_TYPE = `spec.nodePools[0] (gpu-l4): InferenceClass l4-1x-g6 has no EKS instance type (spec.provisioning.eks.instanceType); set it on the class or point the pool at an EKS class. ${KEPT}`;
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult; keys: number }[] = [

@@ -118,7 +118,8 @@ function want(resources: ComposeResult['resources'], extra: Partial<ComposeResul
 
 const A16_NO_PLAN =
   'spec.nodePools[0] (gpu-a16): InferenceClass a16-1x has no Vultr plan (spec.provisioning.vultr.plan); set it on the class or point the pool at a Vultr class. Nothing new is composed for this pool; what exists is kept.';
-const a16NoPlan = () => vultrPool('gpu-a16', { className: 'a16-1x', nodeCount: 1, minNodeCount: 1, maxNodeCount: 1 });
+/** A pool as an InferenceCluster passes it when its class has no Vultr block: className and counts, no plan or gpu. */
+const a16NoPlan = (): JsonObject => ({ name: 'gpu-a16', role: 'GPU', className: 'a16-1x', nodeCount: 1, minNodeCount: 1, maxNodeCount: 1 });
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult }[] = [
   {

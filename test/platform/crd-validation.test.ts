@@ -134,4 +134,15 @@ describe('composed objects validate against their real CRDs', () => {
       ].sort(),
     );
   });
+
+  it.each([
+    { name: 'EKS', cluster: { source: 'EKS', eks: { region: 'r' } }, zones: { zones: ['z'] }, key: 'eks-cluster' },
+    { name: 'Vultr', cluster: { source: 'Vultr', vultr: { region: 'ewr' } }, zones: {}, key: 'vultr-cluster' },
+  ])('InferenceCluster $name with a pool whose class lacks the cloud block: the nested XR is valid', (c) => {
+    const out = composeCluster(
+      request(inferenceCluster(c.cluster, [pool('other', 'gpu-h100-aks', c.zones)]), { required: requiredClasses(classes.aksH100()) }),
+    );
+    expect(Object.keys(out.resources)).toEqual([c.key]);
+    expect(check(resources(out))).toEqual([`infrastructure.modelplane.ai/v1alpha1/${c.name}Cluster`]);
+  });
 });

@@ -59,13 +59,97 @@ const kubeconfig = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', 
 
 const cases: Case[] = [
   {
-    name: 'class without the cloud provisioning block',
-    reason: 'the reference InvalidNodePool text; the nested XR is not composed before it can be valid; one ClusterReady',
-    req: () => request(inferenceCluster(eks, [pool('l4-pool', 'gpu-l4', { zones: ['us-west-2a'] })]), { required: requiredClasses(classes.gkeL4()) }),
+    name: 'GKE: class without the GKE provisioning block',
+    reason: 'the reference InvalidNodePool text; GKEClusters take no per-pool class, so the nested XR is not composed; one ClusterReady',
+    req: () =>
+      request(inferenceCluster({ source: 'GKE', gke: { region: 'us-central1' } }, [pool('l4-pool', 'gpu-l4-eks', { zones: ['us-central1-a'] })]), {
+        required: requiredClasses(classes.eksL4()),
+      }),
     want: {
       resources: {},
       status: stdStatus([l4Pool]),
+      ...invalid('InferenceClass gpu-l4-eks has no GKE provisioning block'),
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'EKS: class without the EKS provisioning block, beside one with it',
+    reason: 'the EKSCluster is composed: the EKS pool is shaped, the other carries only className (no instanceType, disk or gpu) for the EKSCluster to report by pool; the InferenceCluster reports it too',
+    req: () =>
+      request(
+        inferenceCluster(eks, [
+          pool('gke-pool', 'gpu-l4', { zones: ['us-west-2a'], nodeCount: 1, minNodeCount: 1, fabric: { type: 'EFA' } }),
+          pool('l4-pool', 'gpu-l4-eks', { zones: ['us-west-2b'] }),
+        ]),
+        { required: requiredClasses(classes.gkeL4(), classes.eksL4()) },
+      ),
+    want: {
+      resources: {
+        'eks-cluster': {
+          resource: {
+            apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
+            kind: 'EKSCluster',
+            metadata: { name: IC, namespace: 'modelplane-system' },
+            spec: {
+              region: 'us-west-2',
+              kubernetesVersion: '1.36',
+              nodePools: [
+                {
+                  name: 'gke-pool',
+                  role: 'GPU',
+                  className: 'gpu-l4',
+                  nodeCount: 1,
+                  minNodeCount: 1,
+                  maxNodeCount: 4,
+                  zones: ['us-west-2a'],
+                  fabric: 'EFA',
+                },
+                {
+                  name: 'l4-pool',
+                  role: 'GPU',
+                  className: 'gpu-l4-eks',
+                  instanceType: 'g6.xlarge',
+                  diskSizeGb: 100,
+                  nodeCount: 2,
+                  minNodeCount: null,
+                  maxNodeCount: 4,
+                  gpu: { acceleratorType: 'nvidia-l4' },
+                  zones: ['us-west-2b'],
+                },
+              ],
+            },
+          },
+        },
+      },
+      status: stdStatus([{ ...l4Pool, name: 'gke-pool' }, l4Pool]),
       ...invalid('InferenceClass gpu-l4 has no EKS provisioning block'),
+      requirements: icRequirements(['gpu-l4', 'gpu-l4-eks']),
+    },
+  },
+  {
+    name: 'Vultr: class without the Vultr provisioning block',
+    reason: 'the VultrCluster is composed with the pool unshaped (className and counts, no plan or gpu) for the VultrCluster to report',
+    req: () =>
+      request(inferenceCluster({ source: 'Vultr', vultr: { region: 'ewr' } }, [pool('l4-pool', 'gpu-l4', { minNodeCount: 1 })]), {
+        required: requiredClasses(classes.gkeL4()),
+      }),
+    want: {
+      resources: {
+        'vultr-cluster': {
+          resource: {
+            apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
+            kind: 'VultrCluster',
+            metadata: { name: IC, namespace: 'modelplane-system' },
+            spec: {
+              region: 'ewr',
+              kubernetesVersion: 'v1.36.1+3',
+              nodePools: [{ name: 'l4-pool', role: 'GPU', className: 'gpu-l4', nodeCount: 2, minNodeCount: 1, maxNodeCount: 4 }],
+            },
+          },
+        },
+      },
+      status: stdStatus([l4Pool]),
+      ...invalid('InferenceClass gpu-l4 has no Vultr provisioning block'),
       requirements: icRequirements(['gpu-l4']),
     },
   },
@@ -186,6 +270,7 @@ const cases: Case[] = [
                 {
                   name: 'l4-pool',
                   role: 'GPU',
+                  className: 'gpu-l4-eks',
                   instanceType: 'g6.xlarge',
                   diskSizeGb: 100,
                   nodeCount: 2,
