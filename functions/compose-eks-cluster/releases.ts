@@ -10,7 +10,7 @@
  * the literal EKS cluster name and balances similar node groups.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { helmRelease } from '../lib/objects.js';
+import { type Chart, helmRelease } from '../lib/objects.js';
 import type { EksContext } from './aws.js';
 
 /** Key of the cluster autoscaler release. */
@@ -20,16 +20,15 @@ export const EFA_DRA_KEY = 'release-efa-dra-driver';
 
 const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
 
-function release(ctx: EksContext, chart: { name: string; repository: string; version: string }, values: JsonObject) {
-  const out: KubeObject = helmRelease({
+function release(ctx: EksContext, chart: Chart, values: JsonObject): KubeObject {
+  return helmRelease({
     namespace: ctx.namespace,
     chart,
     targetNamespace: 'kube-system',
     providerConfigRef: { kind: 'ProviderConfig', name: ctx.kubeconfigSecret },
     values,
+    managementPolicies: ['Observe', 'Create', 'Update'],
   });
-  (out['spec'] as JsonObject)['managementPolicies'] = ['Observe', 'Create', 'Update'];
-  return out;
 }
 
 /** cluster-autoscaler 9.57.0 (kubernetes.github.io/autoscaler), AWS auto-discovery, Pod Identity service account. */

@@ -9,8 +9,8 @@
  *   shaped exactly as the real CRDs under `shared/crds/` accept it
  *   (provider-helm v1.4.0 `helm.m.crossplane.io/v1beta1`, provider-kubernetes
  *   v1.3.0 `kubernetes.m.crossplane.io/v1alpha1`, Crossplane v2.3
- *   `protection.crossplane.io/v1beta1`); `test/platform/objects.test.ts`
- *   validates each shape against its CRD.
+ *   `protection.crossplane.io/v1beta1`); `test/lib/objects.test.ts` and the
+ *   platform/cloud CRD tests validate each shape against its CRD.
  * - Optional fields are omitted, never emitted empty: no `metadata` when there
  *   is neither a name, a namespace, labels nor annotations; no `values` on a
  *   Release whose values are empty (platform-side.md §8.5).
@@ -87,12 +87,18 @@ export interface ReleaseOptions extends MetaOptions {
    * object's generated name.
    */
   releaseName?: string | undefined;
+  /**
+   * Crossplane management policies (`spec.managementPolicies`), e.g.
+   * `['Observe', 'Create', 'Update']` to orphan the release on deletion.
+   * Omitted: provider-helm's default `['*']`.
+   */
+  managementPolicies?: ManagementPolicy[] | undefined;
 }
 
 /**
  * A provider-helm `Release` (`helm.m.crossplane.io/v1beta1`):
  * `spec.providerConfigRef`, `spec.forProvider {chart {name, repository,
- * version}, namespace, values?}`.
+ * version}, namespace, values?}`, then `managementPolicies` when given.
  */
 export function helmRelease(opts: ReleaseOptions): KubeObject {
   const annotations = { ...(opts.annotations ?? {}) };
@@ -102,12 +108,9 @@ export function helmRelease(opts: ReleaseOptions): KubeObject {
     namespace: opts.targetNamespace,
   };
   if (opts.values && Object.keys(opts.values).length > 0) forProvider['values'] = opts.values;
-  return object(
-    HELM_API_VERSION,
-    'Release',
-    { ...opts, annotations },
-    { spec: { providerConfigRef: { ...opts.providerConfigRef }, forProvider } },
-  );
+  const spec: JsonObject = { providerConfigRef: { ...opts.providerConfigRef }, forProvider };
+  if (opts.managementPolicies) spec['managementPolicies'] = [...opts.managementPolicies];
+  return object(HELM_API_VERSION, 'Release', { ...opts, annotations }, { spec });
 }
 
 /** `spec.readiness` of a provider-kubernetes Object. */
