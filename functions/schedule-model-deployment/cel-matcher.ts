@@ -1,20 +1,32 @@
 /**
- * The production {@link DeviceMatcher}: DRA device selectors evaluated by the
- * project's CEL library (`functions/lib/cel/`, model-side.md §4).
+ * The production {@link DeviceMatcher}: DRA device selectors compiled and
+ * evaluated by the project's CEL library (`functions/lib/cel/`, model-side.md
+ * §4, spec/README.md item 8), which behaves as Kubernetes' DRA allocator does.
  *
- * TEMPORARY: the CEL library is being written in parallel (issue #4). Until it
- * is committed this matcher refuses every selector with a clear message, so
- * the function reports InvalidNodeSelector and keeps what it composed rather
- * than guessing; the scheduler itself is tested through a stub matcher.
+ * Guarantees: a selector that does not compile (syntax, types, non-bool
+ * result, longer than 10 KiB, estimated cost over 1,000,000) is a compile
+ * error carrying the library's message; evaluation never throws, and a device
+ * that cannot be converted (bad quantity or version) or a selector that errors
+ * or exceeds the runtime cost limit on it does not match.
  */
+import {
+  type CelDevice,
+  type CompiledSelector,
+  compileSelector,
+  type DeviceError,
+  type InferenceClassDevice,
+  isCompileError,
+  matchDevice,
+  prepareDevice,
+} from '../lib/cel/index.js';
 import type { DeviceMatcher } from './matcher.js';
 
-/** Message while the CEL library is missing. */
-export const MSG_NO_CEL = 'the CEL library (functions/lib/cel) is not available in this build';
-
 /** Compiles and evaluates selectors with functions/lib/cel. */
-export const celMatcher: DeviceMatcher = {
-  compile: () => ({ ok: false, error: MSG_NO_CEL }),
-  device: (d) => d,
-  matches: () => false,
+export const celMatcher: DeviceMatcher<CompiledSelector, CelDevice | DeviceError> = {
+  compile(source) {
+    const c = compileSelector(source);
+    return isCompileError(c) ? { ok: false, error: c.message } : { ok: true, selector: c };
+  },
+  device: (d) => prepareDevice(d as InferenceClassDevice),
+  matches: (selector, device) => device.kind !== 'DeviceError' && matchDevice(selector, device).matched,
 };

@@ -5,15 +5,14 @@
  * `my-model` in `ml-team`, engine `main` with one Standalone member requesting
  * one `gpu`; cluster Ready with a gateway and pool `default` of 2 nodes with
  * one DRA gpu device (count 1, 141Gi).
- *
- * `stubMatcher` stands in for the CEL library in scheduler tests: it accepts
- * only the three selector forms below (made by `sel.*`) and counts
- * evaluations. It is not CEL; CEL semantics are the CEL library's tests.
+ * Selectors are evaluated by the real CEL library (functions/lib/cel) through
+ * the function's own matcher; `sel.*` makes the three forms the cases use.
  */
 import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import type { CompileOutcome, DeviceMatcher } from '../../functions/schedule-model-deployment/matcher.js';
+import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
+import type { DeviceMatcher } from '../../functions/schedule-model-deployment/matcher.js';
 import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role } from '../../functions/schedule-model-deployment/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
 
@@ -22,48 +21,22 @@ export const DEP = 'my-model';
 export const GPU = 'gpu.nvidia.com';
 export const API = 'modelplane.ai/v1alpha1';
 
-/** Selector sources of the three forms the stub understands. */
+/** Selector sources of the three forms the cases use (DRA CEL). */
 export const sel = {
   driver: (d: string) => `device.driver == "${d}"`,
   memory: (q: string, driver = GPU) => `device.capacity["${driver}"].memory.compareTo(quantity("${q}")) >= 0`,
   attr: (domain: string, key: string, value: string) => `device.attributes["${domain}"].${key} == "${value}"`,
 };
 
-const UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-function bytes(q: string): number {
-  const m = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(q);
-  return m ? Number(m[1]) * UNITS[m[2] ?? '']! : Number.NaN;
-}
-
-type Pred = (d: PoolDevice) => boolean;
-
-/** A selector matcher for the `sel.*` forms; anything else does not compile. */
-export function stubMatcher(): DeviceMatcher<Pred, PoolDevice> & { evaluations: number } {
-  const compile = (source: string): CompileOutcome<Pred> => {
-    let r = /^device\.driver == "([^"]*)"$/.exec(source);
-    if (r) {
-      const want = r[1];
-      return { ok: true, selector: (d) => d.driver === want };
-    }
-    r = /^device\.capacity\["([^"]+)"\]\.memory\.compareTo\(quantity\("([^"]+)"\)\) >= 0$/.exec(source.trim());
-    if (r) {
-      const [, driver, q] = r;
-      return { ok: true, selector: (d) => d.driver === driver && bytes(d.capacity?.['memory']?.value ?? '') >= bytes(q!) };
-    }
-    r = /^device\.attributes\["([^"]+)"\]\.(\w+) == "([^"]*)"$/.exec(source);
-    if (r) {
-      const [, domain, key, value] = r;
-      return { ok: true, selector: (d) => d.driver === domain && d.attributes?.[key!]?.string === value };
-    }
-    return { ok: false, error: `stub: cannot compile ${JSON.stringify(source)}` };
-  };
+/** The real CEL matcher, counting evaluations (to check CEL runs once per class). */
+export function countingMatcher(): DeviceMatcher & { evaluations: number } {
   const m = {
     evaluations: 0,
-    compile,
-    device: (d: PoolDevice) => d,
-    matches(p: Pred, d: PoolDevice) {
+    compile: (source: string) => celMatcher.compile(source),
+    device: (d: PoolDevice) => celMatcher.device(d),
+    matches(selector: unknown, device: unknown) {
       m.evaluations++;
-      return p(d);
+      return celMatcher.matches(selector as never, device as never);
     },
   };
   return m;
@@ -253,7 +226,7 @@ export function runSchedule(
     fleet: readFleet(opts.clusters ?? []),
     replicas: readReplicas(opts.replicas ?? []),
     fill: opts.fill ?? true,
-    matcher: opts.matcher ?? stubMatcher(),
+    matcher: opts.matcher ?? celMatcher,
   });
   if (out.kind === 'invalid') return { invalid: out.errors };
   return { candidates: out.candidates, refusals: Object.fromEntries(out.refusals) };

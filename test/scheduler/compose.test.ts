@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
-import { composeWith } from '../../functions/schedule-model-deployment/compose.js';
-import { cluster, deployment, engine, member, pool, replica, req, request, sel, stubMatcher, template } from '../builders/scheduler.js';
+import { compose } from '../../functions/schedule-model-deployment/compose.js';
+import { cluster, deployment, engine, member, pool, replica, req, request, sel, template } from '../builders/scheduler.js';
 
 const DRIVER_SEL = sel.driver('gpu.nvidia.com');
 const gpu = () => [req('gpu', [DRIVER_SEL])];
@@ -374,11 +374,11 @@ const cases: Case[] = [
 
 describe('schedule-model-deployment acceptance (model-side.md §11.1)', () => {
   it.each(cases)('$name: $reason', ({ req: build, want }) => {
-    expect(composeWith(build(), stubMatcher())).toEqual(want);
+    expect(compose(build())).toEqual(want);
   });
 
   it('template labels: the managed cluster label wins over a user value, user labels stay', () => {
-    const out = composeWith(withFleet(dep({ labels: { tier: 'prod', 'modelplane.ai/cluster': 'wrong' } }), [clusterA()]), stubMatcher());
+    const out = compose(withFleet(dep({ labels: { tier: 'prod', 'modelplane.ai/cluster': 'wrong' } }), [clusterA()]));
     expect(out.resources['replica-cluster-a-0']?.resource.metadata?.labels).toEqual({
       tier: 'prod',
       'modelplane.ai/cluster': 'cluster-a',

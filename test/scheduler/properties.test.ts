@@ -15,7 +15,8 @@ import { type DeploymentSpec, readDeployment } from '../../functions/schedule-mo
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import type { Candidate } from '../../functions/schedule-model-deployment/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
-import { replica, stubMatcher } from '../builders/scheduler.js';
+import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
+import { replica } from '../builders/scheduler.js';
 import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
 
 const CASES = 500;
@@ -38,7 +39,7 @@ function world(seed: number): World {
 }
 
 function run(w: World, clusters = w.clusters, replicas = w.replicas) {
-  const out = schedule({ deployment: w.spec, fleet: readFleet(clusters), replicas: readReplicas(replicas), fill: true, matcher: stubMatcher() });
+  const out = schedule({ deployment: w.spec, fleet: readFleet(clusters), replicas: readReplicas(replicas), fill: true, matcher: celMatcher });
   if (out.kind === 'invalid') throw new Error('random deployments only use valid selectors');
   return out;
 }
