@@ -30,7 +30,7 @@ import {
   type KubeObject,
   warning,
 } from '../lib/function.js';
-import { type EndpointUrl, parseEndpointUrl } from './url.js';
+import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
 
 /** Condition type and reasons. */
 export const RoutingReady = 'RoutingReady';

@@ -36,7 +36,7 @@ import {
   readRequired,
   warning,
 } from '../lib/function.js';
-import { defaultPort, parseEndpointUrl } from '../compose-model-endpoint/url.js';
+import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { distribute } from './weights.js';

@@ -1,6 +1,8 @@
 /**
  * Endpoint URLs, read as the reference reads them (Python `urllib.parse`
  * `urlsplit`, spec/model-side.md §9), with a stricter notion of "valid".
+ * Shared by compose-model-endpoint (the route to an external endpoint) and
+ * compose-model-service (the gateway path's backends).
  *
  * Guarantees: {@link parseEndpointUrl} never throws. For a valid URL it gives
  * the lowercased host (IPv6 brackets removed), the port (explicit, else 443
