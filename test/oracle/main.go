@@ -59,7 +59,7 @@ type Device struct {
 // Case is one question.
 type Case struct {
 	ID         string `json:"id"`
-	Kind       string `json:"kind"` // cel | quantity | semver
+	Kind       string `json:"kind"` // cel | quantity | semver | environment
 	Expression string `json:"expression,omitempty"`
 	Device     string `json:"device,omitempty"`
 	Input      string `json:"input,omitempty"`
@@ -124,6 +124,9 @@ func main() {
 			r = runQuantity(c.Input)
 		case "semver":
 			r = runSemver(c.Input, c.Normalize)
+		case "environment":
+			// The compatibility version the NewExpressions environment is built for.
+			r = Result{Value: environment.DefaultCompatibilityVersion().String()}
 		default:
 			fmt.Fprintf(os.Stderr, "case %s: unknown kind %q\n", c.ID, c.Kind)
 			os.Exit(1)
@@ -256,4 +259,3 @@ func runSemver(s string, normalize bool) Result {
 	}
 	return Result{Value: sv.Version.String()}
 }
-

@@ -88,7 +88,7 @@ class Checker {
   readonly issues: CheckIssue[] = [];
   readonly types = new Map<number, CelType>();
   readonly refs = new Map<number, Overload[]>();
-  mappings = new Mapping();
+  readonly mappings = new Mapping();
   private scopes: Map<string, CelType>[] = [];
   private freeVars = 0;
 
@@ -119,10 +119,10 @@ class Checker {
   }
 
   private isAssignable(t1: CelType, t2: CelType): boolean {
-    const m = this.mappings.copy();
-    if (!internalIsAssignable(m, t1, t2)) return false;
-    this.mappings = m;
-    return true;
+    const cp = this.mappings.checkpoint();
+    if (internalIsAssignable(this.mappings, t1, t2)) return true;
+    this.mappings.rollback(cp);
+    return false;
   }
 
   check(e: Expr): void {
@@ -131,6 +131,8 @@ class Checker {
         this.setType(e, literalType(e.value));
         return;
       case 'ident': {
+        // A leading dot names the root scope: `.device` is `device`.
+        if (e.name.startsWith('.') && this.env.idents.has(e.name.slice(1))) e.name = e.name.slice(1);
         const t = this.lookupIdent(e.name);
         if (t) {
           this.setType(e, t);
@@ -256,6 +258,7 @@ class Checker {
         this.setType(e, ok ? BOOL : ERROR);
         return;
       }
+      if (o.args.length !== argTypes.length) continue;
       let ft = functionType(o.result, o.args);
       const params = typeParamsOf(o);
       if (params.length > 0) {
@@ -264,10 +267,11 @@ class Checker {
         ft = substitute(subs, ft, false);
       }
       const cand = ft.params.slice(1);
-      if (cand.length !== argTypes.length) continue;
-      const m = this.mappings.copy();
-      if (!argTypes.every((t, i) => internalIsAssignable(m, t, cand[i]!))) continue;
-      this.mappings = m;
+      const cp = this.mappings.checkpoint();
+      if (!argTypes.every((t, i) => internalIsAssignable(this.mappings, t, cand[i]!))) {
+        this.mappings.rollback(cp);
+        continue;
+      }
       matched.push(o);
       const rt = substitute(this.mappings, ft.params[0]!, false);
       if (!result) result = rt;

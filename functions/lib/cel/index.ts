@@ -29,7 +29,7 @@ import { check, type CheckerEnv, DRA_DEVICE_FIELDS } from './checker.js';
 import { estimateCost } from './cost.js';
 import { type CelDevice, type DeviceError, type InferenceClassDevice, restoreQuantities, toCelDevice } from './device.js';
 import { EXTENSIONS } from './extlib.js';
-import { COST_LIMIT_MESSAGE, type EvalState, type Program, plan } from './interpreter.js';
+import { COST_LIMIT_MESSAGE, type EvalState, PlanError, type Program, plan } from './interpreter.js';
 import type { FunctionDecl } from './library.js';
 import { parse, CelSyntaxError } from './parser.js';
 import { STANDARD, TYPE_IDENTS } from './stdlib.js';
@@ -155,7 +155,12 @@ function compileUncached(source: string): CompiledSelector | CelCompileError {
   if (cost > BigInt(MAX_SELECTOR_COST)) {
     return errorAt(source, 0, `too complex: estimated cost ${cost} exceeds the limit of ${MAX_SELECTOR_COST}`, cost);
   }
-  return { kind: 'CompiledSelector', source, estimatedCost: cost, program: plan(checked, FUNCTIONS) };
+  try {
+    return { kind: 'CompiledSelector', source, estimatedCost: cost, program: plan(checked, FUNCTIONS) };
+  } catch (e) {
+    if (e instanceof PlanError) return errorAt(source, parsed.offsets.get(e.id) ?? 0, `program instantiation failed: ${e.message}`);
+    throw e;
+  }
 }
 
 /** cel-go Type.String for the output-type message. */

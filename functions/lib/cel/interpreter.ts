@@ -19,7 +19,7 @@ import { ACCUMULATOR, type Expr } from './ast.js';
 import type { CheckedAst } from './checker.js';
 import { runtimeCallCost } from './cost.js';
 import { dispatch, type FunctionDecl, matchesRuntime, type Overload } from './library.js';
-import { TYPE_IDENTS } from './stdlib.js';
+import { optIndex, TYPE_IDENTS } from './stdlib.js';
 import type { CelType } from './types.js';
 import { CelError, CelMap, CelOptional, CelTypeValue, type CelValue, noSuchOverload } from './values.js';
 
@@ -46,7 +46,23 @@ function overLimit(s: EvalState): void {
   if (s.cost > s.limit) throw new CelError(COST_LIMIT_MESSAGE);
 }
 
-/** Plans a checked expression for the given function declarations. */
+/**
+ * A type conversion of a constant failed while planning; Kubernetes reports
+ * this at compile time ("program instantiation failed").
+ */
+export class PlanError extends Error {
+  constructor(
+    message: string,
+    readonly id: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The conversions cel-go folds when their argument is constant (overloads.IsTypeConversionFunction). */
+const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+
+/** Plans a checked expression for the given function declarations; throws {@link PlanError}. */
 export function plan(checked: CheckedAst, functions: ReadonlyMap<string, FunctionDecl>): Program {
   const p = new Planner(checked, functions);
   const root = p.plan(checked.expr, new Map([['device', 0]]), 1);
@@ -57,6 +73,20 @@ const isDynamic = (t: CelType | undefined): boolean => !t || t.kind === 'dyn' ||
 
 class Planner {
   maxSlots = 1;
+  /** Nodes that are constants (cel-go InterpretableConst), with their values. */
+  private readonly consts = new Map<Node, CelValue>();
+
+  private constant(v: CelValue): Node {
+    const n: Node = () => v;
+    this.consts.set(n, v);
+    return n;
+  }
+
+  /** Evaluates a node made only of constants, as cel-go's optimizer does while planning. */
+  private fold(n: Node): CelValue {
+    return n({ vars: [], cost: 0, limit: Number.POSITIVE_INFINITY });
+  }
+
   constructor(
     private readonly checked: CheckedAst,
     private readonly functions: ReadonlyMap<string, FunctionDecl>,
@@ -64,10 +94,8 @@ class Planner {
 
   plan(e: Expr, scope: ReadonlyMap<string, number>, depth: number): Node {
     switch (e.kind) {
-      case 'lit': {
-        const v = e.value;
-        return () => v;
-      }
+      case 'lit':
+        return this.constant(e.value);
       case 'ident': {
         const slot = scope.get(e.name);
         if (slot !== undefined) {
@@ -79,8 +107,7 @@ class Planner {
           };
         }
         const t = TYPE_IDENTS.get(e.name);
-        const v = new CelTypeValue(t?.params[0]?.name ?? e.name);
-        return () => v;
+        return this.constant(new CelTypeValue(t?.params[0]?.name ?? e.name));
       }
       case 'select': {
         const operand = this.plan(e.operand, scope, depth);
@@ -101,13 +128,15 @@ class Planner {
       case 'list': {
         const elems = e.elems.map((x) => this.plan(x, scope, depth));
         const opt = new Set(e.optIndices);
+        const folded = elems.every((x) => this.consts.has(x));
         if (opt.size === 0) {
-          return (s) => {
+          const list: Node = (s) => {
             s.cost += 10;
             return elems.map((x) => x(s));
           };
+          return folded ? this.foldOrThrowing(list) : list;
         }
-        return (s) => {
+        const list: Node = (s) => {
           s.cost += 10;
           const out: CelValue[] = [];
           elems.forEach((x, i) => {
@@ -118,21 +147,23 @@ class Planner {
           });
           return out;
         };
+        return folded ? this.foldOrThrowing(list) : list;
       }
       case 'map': {
         const entries = e.entries.map((en) => [this.plan(en.key, scope, depth), this.plan(en.value, scope, depth), en.optional] as const);
-        return (s) => {
+        const map: Node = (s) => {
           s.cost += 30;
           const m = new CelMap();
           for (const [k, v, optional] of entries) {
             const key = k(s);
             const val = v(s);
-            if (!optional) m.insert(key, val);
+            if (!optional) m.set(key, val);
             else if (!(val instanceof CelOptional)) throw noSuchOverload();
-            else if (val.hasValue()) m.insert(key, val.value!);
+            else if (val.hasValue()) m.set(key, val.value!);
           }
           return m;
         };
+        return entries.every(([k, v]) => this.consts.has(k) && this.consts.has(v)) ? this.foldOrThrowing(map) : map;
       }
       case 'struct':
         return () => {
@@ -142,6 +173,17 @@ class Planner {
         return this.planComprehension(e, scope, depth);
       case 'call':
         return this.planCall(e, scope, depth);
+    }
+  }
+
+  /** A folded constant, or (when folding fails) a node that fails the same way at evaluation. */
+  private foldOrThrowing(n: Node): Node {
+    try {
+      return this.constant(this.fold(n));
+    } catch (err) {
+      return () => {
+        throw err;
+      };
     }
   }
 
@@ -225,14 +267,7 @@ class Planner {
         const field = e.args[1]?.kind === 'lit' ? String(e.args[1].value) : '';
         return (s) => {
           s.cost++;
-          let o = a0!(s);
-          if (o instanceof CelOptional) {
-            if (!o.hasValue()) return o;
-            o = o.value!;
-          }
-          if (!(o instanceof CelMap)) throw noSuchOverload();
-          const v = o.find(field);
-          return v === undefined ? CelOptional.NONE : CelOptional.of(v);
+          return optIndex(a0!(s), field);
         };
       }
     }
@@ -241,6 +276,13 @@ class Planner {
     const call = callImpl(decl, overloads, [...(e.target ? [e.target] : []), ...e.args].map((a) => this.checked.types.get(a.id)));
     const fnName = e.fn;
     const overloadId = overloads[0]?.id ?? '';
+    if (!e.target && args.length === 1 && CONVERSIONS.has(fnName) && this.consts.has(a0!)) {
+      try {
+        return this.constant(call([this.consts.get(a0!)!]));
+      } catch (err) {
+        throw new PlanError(err instanceof Error ? err.message : String(err), e.id);
+      }
+    }
     const costed = (vals: CelValue[], s: EvalState): CelValue => {
       const r = call(vals);
       s.cost += runtimeCallCost(fnName, overloadId, vals, r);
@@ -310,10 +352,7 @@ function selectField(o: CelValue, field: string): CelValue {
   if (o instanceof CelOptional) {
     if (!o.hasValue()) return o;
     const inner = o.value!;
-    if (inner instanceof CelMap) {
-      const v = inner.find(field);
-      return v === undefined ? CelOptional.NONE : CelOptional.of(v);
-    }
+    if (inner instanceof CelMap) return optIndex(inner, field, true);
   }
   throw new CelError(`type '${typeof o}' does not support field selection`);
 }

@@ -26,12 +26,14 @@ export class CelSyntaxError extends Error {
   }
 }
 
-const OPERATORS = ['==', '!=', '<=', '>=', '&&', '||', '<', '>', '[', ']', '{', '}', '(', ')', '.', ',', '-', '!', '?', ':', '+', '*', '/', '%'];
+const OPERATORS_2 = new Set(['==', '!=', '<=', '>=', '&&', '||']);
+const OPERATORS_1 = new Set(['<', '>', '[', ']', '{', '}', '(', ')', '.', ',', '-', '!', '?', ':', '+', '*', '/', '%']);
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-F]$/.test(c);
-const isIdentStart = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z_]$/.test(c);
-const isIdentPart = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z0-9_]$/.test(c);
+const isHex = (c: string | undefined): boolean => c !== undefined && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+const isIdentStart = (c: string | undefined): boolean => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
+const isIdentPart = (c: string | undefined): boolean => isIdentStart(c) || isDigit(c);
+const STRING_STARTS = new Set(['"', "'", 'b', 'B', 'r', 'R']);
 
 /** Splits an expression into tokens; throws {@link CelSyntaxError}. */
 export function tokenize(src: string): Token[] {
@@ -49,7 +51,7 @@ export function tokenize(src: string): Token[] {
     }
     const start = i;
     // Strings and bytes, with optional r/R and b/B prefixes in either order.
-    const prefix = /^[bB]?[rR]?(?="|')/.exec(src.slice(i, i + 3));
+    const prefix = STRING_STARTS.has(c) ? /^[bB]?[rR]?(?="|')/.exec(src.slice(i, i + 3)) : null;
     if (prefix && (prefix[0].length > 0 || c === '"' || c === "'")) {
       const p = prefix[0].toLowerCase();
       i += p.length;
@@ -81,7 +83,8 @@ export function tokenize(src: string): Token[] {
       i = j + 1;
       continue;
     }
-    const op = OPERATORS.find((o) => src.startsWith(o, i));
+    const two = src.slice(i, i + 2);
+    const op = OPERATORS_2.has(two) ? two : OPERATORS_1.has(c) ? c : undefined;
     if (op) {
       out.push({ kind: 'op', text: op, start, end: i + op.length });
       i += op.length;

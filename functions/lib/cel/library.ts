@@ -46,8 +46,12 @@ export function member(id: string, args: readonly CelType[], result: CelType, im
   return impl ? { id, member: true, args, result, impl } : { id, member: true, args, result };
 }
 
+const typeParamCache = new WeakMap<Overload, string[]>();
+
 /** The names of the type parameters an overload uses. */
 export function typeParamsOf(o: Overload): string[] {
+  const hit = typeParamCache.get(o);
+  if (hit) return hit;
   const names = new Set<string>();
   const walk = (t: CelType): void => {
     if (t.kind === 'typeparam') names.add(t.name);
@@ -55,7 +59,9 @@ export function typeParamsOf(o: Overload): string[] {
   };
   for (const t of o.args) walk(t);
   walk(o.result);
-  return [...names];
+  const out = [...names];
+  typeParamCache.set(o, out);
+  return out;
 }
 
 /**

@@ -240,6 +240,8 @@ class Parser {
         }
         this.next();
         const escaped = idTok.value !== undefined;
+        // The Kubernetes environment does not enable cel-go's escaped field names.
+        if (escaped) this.fail("unsupported syntax: '`'", idTok);
         const name = escaped ? String(idTok.value) : idTok.text;
         if (!opt && !escaped && this.isOp('(')) {
           const open = this.next();

@@ -209,15 +209,29 @@ export class Quantity {
     return this.copy(true).addInPlace(y, true);
   }
 
-  /** `copy := *q; copy.Add(y)` as the CEL library does it (shares the decimal). */
+  /** `copy := *q; copy.Add(y)` as the CEL library does it (shares the decimal; the result is a pointer). */
   celAdd(y: Quantity): Quantity {
-    return this.copy(false).addInPlace(y, false);
+    const r = this.copy(false).addInPlace(y, false);
+    r.pointer = true;
+    return r;
   }
 
-  /** `copy := *q; copy.Sub(y)` as the CEL library does it (shares the decimal). */
+  /** `copy := *q; copy.Sub(y)` as the CEL library does it (shares the decimal; the result is a pointer). */
   celSub(y: Quantity): Quantity {
-    return this.copy(false).addInPlace(y, true);
+    const r = this.copy(false).addInPlace(y, true);
+    r.pointer = true;
+    return r;
   }
+
+  /**
+   * True for results of the CEL `add`/`sub`, which Kubernetes returns as
+   * `*apiservercel.Quantity`: such a value compares fine on the left of `==`
+   * but makes `quantity == result` fail with "no such overload".
+   */
+  get isPointer(): boolean {
+    return this.pointer;
+  }
+  private pointer = false;
 
   private copy(deep: boolean): Quantity {
     const d = this.d && deep ? { v: this.d.v } : this.d;

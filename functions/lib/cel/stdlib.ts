@@ -136,19 +136,27 @@ export function index(c: CelValue, i: CelValue): CelValue {
   }
   if (c instanceof CelOptional) {
     if (!c.hasValue()) return c;
-    return optIndex(c.value!, i);
+    return optIndex(c.value!, i, true);
   }
   throw noSuchOverload();
 }
 
-/** `_[?_]`: optional.none() when the index or key is absent. */
-export function optIndex(c: CelValue, i: CelValue): CelValue {
-  if (c instanceof CelOptional) return c.hasValue() ? optIndex(c.value!, i) : c;
+/**
+ * `_[?_]`: optional.none() when the index or key is absent. A map's fallback
+ * (the DRA device's empty map for unknown domains) counts as present, except
+ * for a map held inside an optional, which Kubernetes looks up plainly.
+ */
+export function optIndex(c: CelValue, i: CelValue, insideOptional = false): CelValue {
+  if (c instanceof CelOptional) return c.hasValue() ? optIndex(c.value!, i, true) : c;
   if (Array.isArray(c)) {
     const n = listIndex(i);
     return n < 0 || n >= c.length ? CelOptional.NONE : CelOptional.of(c[n]!);
   }
-  if (c instanceof CelMap) return c.has(i) ? CelOptional.of(c.find(i)!) : CelOptional.NONE;
+  if (c instanceof CelMap) {
+    if (insideOptional) return c.has(i) ? CelOptional.of(c.find(i)!) : CelOptional.NONE;
+    const v = c.find(i);
+    return v === undefined ? CelOptional.NONE : CelOptional.of(v);
+  }
   throw noSuchOverload();
 }
 
@@ -185,8 +193,8 @@ export function formatDouble(f: number): string {
   if (f === 0) return Object.is(f, -0) ? '-0' : '0';
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(f.toExponential())!;
   const exp = Number(m[4]);
-  const digits = m[2]! + (m[3] ?? '');
-  if (exp < -4 || exp >= Math.max(digits.length, 6) || exp >= 21) {
+  // strconv 'g' with the shortest precision uses %e when exp < -4 || exp >= 6.
+  if (exp < -4 || exp >= 6) {
     const e = Math.abs(exp).toString().padStart(2, '0');
     return `${m[1]}${m[2]}${m[3] ? `.${m[3]}` : ''}e${exp < 0 ? '-' : '+'}${e}`;
   }

@@ -88,17 +88,32 @@ export function isAssignableType(t: CelType, from: CelType): boolean {
   return t.params.every((p, i) => isAssignableType(p, from.params[i]!));
 }
 
-/** Type-parameter substitutions (cel-go checker `mapping`), copy-on-try. */
+/**
+ * Type-parameter substitutions (cel-go checker `mapping`). cel-go copies the
+ * mapping before each unification attempt and keeps the copy on success;
+ * here an undo log gives the same result without copying.
+ */
 export class Mapping {
-  constructor(private readonly m = new Map<string, CelType>()) {}
+  private readonly m = new Map<string, CelType>();
+  private readonly log: [string, CelType | undefined][] = [];
   find(t: CelType): CelType | undefined {
     return t.kind === 'typeparam' ? this.m.get(t.name) : undefined;
   }
   add(t: CelType, sub: CelType): void {
+    this.log.push([t.name, this.m.get(t.name)]);
     this.m.set(t.name, sub);
   }
-  copy(): Mapping {
-    return new Mapping(new Map(this.m));
+  /** A point to roll back to. */
+  checkpoint(): number {
+    return this.log.length;
+  }
+  /** Undoes every add since the checkpoint. */
+  rollback(cp: number): void {
+    while (this.log.length > cp) {
+      const [name, prev] = this.log.pop()!;
+      if (prev === undefined) this.m.delete(name);
+      else this.m.set(name, prev);
+    }
   }
 }
 

@@ -64,8 +64,8 @@ export class CelOptional {
   }
 }
 
-/** A normalized map key: strings, bools, and integers (int and uint share keys, as cel-go compares them numerically). */
-type Key = string | boolean | bigint;
+/** A normalized map key: strings, bools, integers (int and uint share keys, as cel-go compares them numerically), non-integral doubles. */
+type Key = string | boolean | bigint | number;
 
 /**
  * A CEL map. Keys are int, uint, bool or string. `fallback`, when set, is what
@@ -93,6 +93,13 @@ export class CelMap {
     const key = mapKey(k);
     if (key === undefined) throw new CelError(`unsupported key type: ${typeName(k)}`);
     if (this.m.has(key)) throw new CelError(`insert failed: key ${formatValue(k)} already exists`);
+    this.m.set(key, [k, v]);
+  }
+
+  /** Sets a key as a map literal does (a repeated key overwrites; any scalar key). */
+  set(k: CelValue, v: CelValue): void {
+    const key = lookupKey(k);
+    if (key === undefined) throw new CelError(`unsupported key type: ${typeName(k)}`);
     this.m.set(key, [k, v]);
   }
 
@@ -132,7 +139,7 @@ function mapKey(k: CelValue): Key | undefined {
 }
 
 function lookupKey(k: CelValue): Key | undefined {
-  if (typeof k === 'number') return Number.isInteger(k) ? BigInt(k) : undefined;
+  if (typeof k === 'number') return Number.isInteger(k) ? BigInt(k) : k;
   return mapKey(k);
 }
 
@@ -308,7 +315,8 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     return true;
   }
   if (a instanceof Quantity) {
-    if (!(b instanceof Quantity)) throw noSuchOverload();
+    // apiservercel.Quantity.Equal accepts a Quantity value, not the *Quantity that add/sub return.
+    if (!(b instanceof Quantity) || b.isPointer) throw noSuchOverload();
     return a.equals(b);
   }
   if (a instanceof Semver) {

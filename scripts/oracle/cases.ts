@@ -1,0 +1,357 @@
+/**
+ * The hand-picked oracle questions: seed selectors, the acceptance cases of
+ * model-side.md §11.3–11.5, every quantity suffix and exponent form with
+ * boundaries, semver with prereleases, each library function a selector can
+ * use, and compile errors (syntax, undeclared names, types, cost, length).
+ */
+
+/** A CEL question before it gets an id: expression and device name. */
+export interface CelQuestion {
+  readonly expression: string;
+  readonly device: string;
+}
+
+const q = (s: string): string => JSON.stringify(s);
+const cap = (domain: string, id: string): string => `device.capacity[${q(domain)}].${id}`;
+const attr = (domain: string, id: string): string => `device.attributes[${q(domain)}].${id}`;
+
+/** The selectors of the seed manifests (demo/inference.yaml, vultr/vultr-model.yaml). */
+export const SEED_SELECTORS = [
+  'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("20Gi")) >= 0\n',
+  'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("14Gi")) >= 0\n',
+];
+
+/** Numbers and suffixes whose combinations exercise quantity parsing. */
+export const QUANTITY_NUMBERS = [
+  '0', '1', '5', '12', '100', '1000', '1024', '1.5', '0.5', '.5', '5.', '0.001', '0.0000000001', '0.0000000004',
+  '123456789012345678', '1234567890123456789', '99999999999999999999', '-1', '+1', '-0', '-.5', '+.5', '.', '-', '+',
+  '007', '0.1', '1.000', '9223372036854775807', '9223372036854775808', '-9223372036854775808', '8', '16', '7',
+  '3.14159265358979', '50.703', '1.3', '256',
+];
+export const QUANTITY_SUFFIXES = [
+  '', 'n', 'u', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'E3', 'e-3', 'e+3', 'e0',
+  'e18', 'e-9', 'e-10', 'E-12', 'e100', 'K', 'ki', 'i', 'e', 'Mo', 'e4294967296', 'KiB', 'E1',
+];
+export const QUANTITY_EXTRAS = [
+  '', ' 5', '5 ', 'Mi', 'k', 'E', 'e', 'Ki', '-Ki', '1,3G', 'Three', '10Mm', '200K', '1000E', '100000E', '0.1Ki', '1.5Gi',
+  '8Ei', '10Ei', '-10Ei', '256E', '12Mi', '50.703k', '2048', '1025', '1023Ki', '1536Mi', '0.3G', '200M', '0.2G', '2M',
+  '0.002G', '2000k', '50M', '50Mi', '150Mi', '20', '20M', '20Mi', '256e3', '1E3', '100n', '100u', '1.3G', '1.3Gi',
+  '10000k', '10E', '20Mo', '50000000G', '1e-400', '0e400', '1e+', '1e1e1', '1..5', '1.5.5', '--1', '+-1', '١',
+];
+
+/** Versions for strict and normalized semver parsing. */
+export const SEMVER_INPUTS = [
+  '1.2.3', '0.0.0', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-0.3.7', '1.0.0-x.7.z.92', '1.0.0-alpha+001', '1.0.0+20130313144700',
+  '1.0.0-beta+exp.sha.5114f85', '1.2.3-beta.1+build.1', '01.2.3', '1.02.3', '1.2.03', '1.2', '1', '', 'v1.2.3', 'v1.0', 'v01.01',
+  '01.01.01', '1.1', ' 1.0.0', '1.0.0 ', '1. 0.0', 'hello', '200K', 'Mi', '1.2.3.4', '1.2.3-', '1.2.3+', '1.2.3-01', '1.2.3-a..b',
+  '1.2.3-a_b', '1.2.3+a..b', '18446744073709551615.0.0', '18446744073709551616.0.0', '1.0.0-18446744073709551616', 'v1',
+  'v1.2-rc.1', '1.2-rc.1', '1.0+build', 'v', '0', '00', '000.000.000', 'v00.00.00', '1.2.3-rc.1.2', 'V1.2.3', '1.2.3-ü',
+  '9.0', '9.5.3', '535.104.05', '550.54.15',
+];
+
+/** Versions whose pairwise order is checked (blang precedence, prereleases). */
+export const SEMVER_ORDER = [
+  '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0',
+  '1.0.0+build', '2.0.0', '2.1.0', '2.1.1', '1.0.0-1', '1.0.0-a1', '1.0.0-A', '1.0.0-alpha.0',
+];
+
+/** Selectors from the spec's acceptance list and the DRA documentation. */
+export function acceptanceQuestions(): CelQuestion[] {
+  const g = 'gpu.nvidia.com';
+  const mem = cap(g, 'memory');
+  const cc = attr(g, 'cudaComputeCapability');
+  const h200 = [
+    `device.driver == "gpu.nvidia.com"`,
+    `device.driver == "nic.nvidia.com"`,
+    `${mem}.compareTo(quantity("141Gi")) >= 0`,
+    `${mem}.compareTo(quantity("200Gi")) >= 0`,
+    `${mem}.isGreaterThan(quantity("80Gi"))`,
+    `${mem}.isLessThan(quantity("200Gi"))`,
+    `${mem}.sign() == 1`,
+    `sign(${mem}) == 1`,
+    `${mem}.asInteger() == 141 * 1024 * 1024 * 1024`,
+    `${mem}.isInteger()`,
+    `${mem}.add(quantity("1Gi")).compareTo(quantity("142Gi")) == 0`,
+    `isQuantity("1.3Gi")`,
+    `isQuantity("200K")`,
+    `${cc}.isGreaterThan(semver("9.0.0"))`,
+    `${cc}.isGreaterThan(semver("9.9.0"))`,
+    `${cc}.major() == 9 && ${cc}.minor() == 5 && ${cc}.patch() == 3`,
+    `${cc} == semver("9.5.3")`,
+    `isSemver("1.0.0")`,
+    `isSemver("1.0")`,
+    `isSemver("1.0", true)`,
+    `semver("v1.0", true).major() == 1`,
+    `semver("v1.0").major() == 1`,
+    `${attr(g, 'architecture')} == "Hopper"`,
+    attr(g, 'mig'),
+    attr(g, 'nvlink'),
+    `${attr(g, 'index')} >= 8`,
+    `${attr(g, 'cores')} >= 8`,
+    `device.attributes["resource.kubernetes.io"].pcieRoot == "pci0"`,
+    `"5"`,
+    attr(g, 'index'),
+    `"other.com" in device.attributes`,
+    `"gpu.nvidia.com" in device.attributes`,
+    `device.attributes["other.com"].x == "y"`,
+    `"other.com" in device.attributes && device.attributes["other.com"].x == "y"`,
+    `!("other.com" in device.attributes) || device.attributes["other.com"].x == "y"`,
+    `"model" in device.attributes["gpu.nvidia.com"] && ${attr(g, 'model')} in ["H100", "H200"]`,
+    `device.driver == "gpu.nvidia.com" && ${attr(g, 'model')} in ["H100","H200"] && ${attr(g, 'driverVersion')}.isGreaterThan(semver("535.0.0")) && ${mem}.compareTo(quantity("80Gi")) >= 0`,
+    `has(device.attributes["gpu.nvidia.com"].model)`,
+    `has(device.attributes["other.com"].model)`,
+    `has(device.attributes.other)`,
+    `has(device.capacity["gpu.nvidia.com"].memory)`,
+    `device.attributes["gpu.nvidia.com"].unknown == 1`,
+    `not ) valid (`,
+    `device.attributes.exists(d, d == "resource.kubernetes.io")`,
+    `size(device.attributes["gpu.nvidia.com"]) == 9`,
+    `device.attributes["gpu.nvidia.com"].all(k, k.size() > 0)`,
+    `cel.bind(dra, device.attributes["gpu.nvidia.com"], dra.mig && !dra.nvlink)`,
+    `device.capacity["resource.kubernetes.io"].power.compareTo(quantity("700")) == 0`,
+  ];
+  const multi = [
+    `${attr('dra.example.com', 'color')} == "black" && ${attr('dra.example.com', 'size')} == "large"`,
+    `${attr('dra.example.com', 'color')} == "white" && ${attr('dra.example.com', 'size')} == "small"`,
+    `device.driver == "dra.example.com" && ${attr('dra.example.com', 'type')} == "gpu"`,
+    `${attr('dra.example.com', 'type')} == "gpu" && ${cap('dra.example.com', 'memory')} == quantity("64Gi")`,
+    `${attr('dra.example.com', 'type')} == "gpu" && ${cap('dra.example.com', 'memory')} == quantity("32Gi")`,
+    `${cap('other.example.com', 'memory')} == quantity("32Gi")`,
+    `${attr('other.example.com', 'slots')} < 0 && ${attr('other.example.com', 'dual')}`,
+    `${attr('dra.example.com', 'firmware')}.isLessThan(semver("1.2.3"))`,
+    `${attr('dra.example.com', 'firmware')} == semver("1.2.3-rc.1")`,
+    `${cap('dra.example.com', 'fraction')}.isInteger()`,
+    `${cap('dra.example.com', 'fraction')}.compareTo(quantity("512")) == 0`,
+    `${cap('dra.example.com', 'fraction')}.add(1).compareTo(quantity("513")) == 0`,
+    `${cap('dra.example.com', 'fraction')}.add(quantity("1")) == ${cap('dra.example.com', 'fraction')}`,
+    `${cap('dra.example.com', 'slices')}.compareTo(${cap('dra.example.com', 'fraction')}) < 0 && ${cap('dra.example.com', 'slices')}.isInteger()`,
+    `${cap('dra.example.com', 'milli')}.asApproximateFloat() == 0.25`,
+    `${cap('dra.example.com', 'bandwidth')}.asInteger() == 1500000000`,
+    `${attr('dra.example.com', 'unicode')}.size() == 8`,
+    `${attr('dra.example.com', 'empty')} == ""`,
+    `${attr('gpu.nvidia.com', 'model')} == "A100"`,
+    `device.attributes.all(d, size(device.attributes[d]) > 0)`,
+    `device.capacity.exists_one(d, d == "other.example.com")`,
+  ];
+  const limits = [
+    `${attr('limits.example.com', 'max')} == 9223372036854775807`,
+    `${attr('limits.example.com', 'max')} + 1 > 0`,
+    `${attr('limits.example.com', 'min')} - 1 < 0`,
+    `${attr('limits.example.com', 'min')} == -9223372036854775808`,
+    `-${attr('limits.example.com', 'min')} > 0`,
+    `${attr('limits.example.com', 'min')} / -1 > 0`,
+    `${attr('limits.example.com', 'min')} % -1 == 0`,
+    `${attr('limits.example.com', 'max')} * 2 > 0`,
+    `${attr('limits.example.com', 'zero')} == 0.0`,
+    `${attr('limits.example.com', 'zero')} == 0u`,
+    `${attr('limits.example.com', 'max')} == 9223372036854775807.0`,
+    `${attr('limits.example.com', 'max')} < 9223372036854775808.0`,
+    `${attr('limits.example.com', 'vbig')}.major() == -1`,
+    `${attr('limits.example.com', 'v0')}.compareTo(semver("0.0.0-0")) == 1`,
+    `${attr('limits.example.com', 'long')}.size() == 64`,
+    `${cap('limits.example.com', 'huge')}.asInteger() == 9223372036854775807`,
+    `${cap('limits.example.com', 'huge')}.add(1).isInteger()`,
+    `${cap('limits.example.com', 'big')}.isGreaterThan(${cap('limits.example.com', 'huge')})`,
+    `${cap('limits.example.com', 'big')}.isInteger()`,
+    `${cap('limits.example.com', 'neg')}.sub(${cap('limits.example.com', 'neg')}).sign() == 0`,
+    `sign(${cap('limits.example.com', 'neg')}) == -1`,
+    `${cap('limits.example.com', 'nano')}.compareTo(${cap('limits.example.com', 'tiny')}) == 0`,
+    `${cap('limits.example.com', 'tiny')}.asApproximateFloat() > 0.0`,
+    `${cap('limits.example.com', 'zero')}.isInteger() && sign(${cap('limits.example.com', 'zero')}) == 0`,
+    `${cap('limits.example.com', 'exp')}.asInteger() == 1000`,
+  ];
+  const other = [
+    `device.attributes[""].cores == 16`,
+    `device.driver == ""`,
+    `device.capacity[""].memory.compareTo(quantity("100Gi")) > 0`,
+    `size(device.attributes) == 0 && size(device.capacity) == 0`,
+    `device.attributes.size() == 0`,
+  ];
+  const out: CelQuestion[] = [];
+  for (const e of h200) out.push({ expression: e, device: 'h200' });
+  for (const e of multi) out.push({ expression: e, device: 'multi' });
+  for (const e of limits) out.push({ expression: e, device: 'limits' });
+  for (const e of other) for (const device of ['nodriver', 'empty']) out.push({ expression: e, device });
+  for (const e of [h200[0]!, h200[2]!, `true`, `device.attributes.size() >= 0`]) {
+    for (const device of ['badVersion', 'badQuantity', 'emptyAttribute']) out.push({ expression: e, device });
+  }
+  return out;
+}
+
+/** Quantity operations through CEL, on pairs of quantity literals (§11.4 and more). */
+export function quantityQuestions(): CelQuestion[] {
+  const values = ['0', '1', '-1', '12Mi', '200M', '0.2G', '2M', '0.002G', '2000k', '50M', '50Mi', '100M', '150Mi', '50k', '8Ei', '10Ei', '-10Ei', '7Ei', '256E', '1Ei', '0.0000000004', '0.000000001', '1n', '0.5Ki', '1.5', '1e3', '1000E', '50000000G', '50.703k', '9223372036854775807', '1m'];
+  const out: CelQuestion[] = [];
+  const push = (expression: string) => out.push({ expression, device: 'empty' });
+  for (const a of values) {
+    const qa = `quantity(${q(a)})`;
+    push(`${qa}.isInteger()`);
+    push(`${qa}.asInteger() >= 0`);
+    push(`sign(${qa}) == 1`);
+    push(`${qa}.asApproximateFloat() >= 0.0`);
+    push(`${qa}.add(20).isInteger()`);
+    push(`${qa}.sub(${qa}).sign() == 0`);
+  }
+  for (let i = 0; i < values.length; i++) {
+    for (let j = 0; j < values.length; j += 3) {
+      const qa = `quantity(${q(values[i]!)})`;
+      const qb = `quantity(${q(values[(i + j) % values.length]!)})`;
+      push(`${qa}.compareTo(${qb}) == ${(i * 7 + j) % 3 - 1}`);
+      push(`${qa}.isGreaterThan(${qb}) || ${qa} == ${qb}`);
+      push(`${qa}.add(${qb}).isLessThan(${qb})`);
+      push(`${qa}.sub(${qb}).asInteger() < 0`);
+    }
+  }
+  for (const e of [
+    'quantity("12Mi") == quantity("12Mi")',
+    'quantity("256e3") == quantity("256000")',
+    'quantity("0.0000000004").compareTo(quantity("0.000000001")) == 0',
+    'quantity("50k").add(20) == quantity("50.02k")',
+    'quantity("50k").sub(20) == quantity("49.98k")',
+    'quantity("50k").sub(20) == quantity("49980")',
+    'quantity("50k").add(20).sub(quantity("100k")).asInteger() == -49980',
+    'quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger() == 20',
+    'quantity("8Ei") == quantity("9223372036854775807")',
+    'quantity("-10Ei") == quantity("-9223372036854775807")',
+    'quantity("256E") == quantity("256000000000000000000")',
+    'quantity("50.703k").asApproximateFloat() == 50703.0',
+    'quantity("50k").add(20).isLessThan(quantity("50020"))',
+    'quantity("10Mo").isGreaterThan(quantity("1"))',
+    'quantity("50000000000G").isInteger()',
+    'quantity("50000000000G").asInteger() > 0',
+    'quantity("9223372036854775807").add(1).isInteger()',
+    'quantity("9223372036854775807").add(quantity("9223372036854775807")).compareTo(quantity("18446744073709551614")) == 0',
+    'quantity("-9223372036854775808").sub(1).sign() == -1',
+    'quantity("1").sub(-9223372036854775808).isInteger()',
+    'quantity("1.5").add(quantity("1.5")).isInteger()',
+    'quantity("1.5").add(quantity("1.5")).asInteger() == 3',
+    'quantity("0.1").add(quantity("0.2")) == quantity("0.3")',
+    'quantity("1e-9").add(quantity("1e-9")).compareTo(quantity("2n")) == 0',
+    'quantity("1000E").compareTo(quantity("1e21")) == 0',
+    'quantity("1e21").asApproximateFloat() == 1e21',
+  ]) {
+    push(e);
+  }
+  return out;
+}
+
+/** Semver operations through CEL (ordering with prereleases, normalize, accessors). */
+export function semverQuestions(): CelQuestion[] {
+  const out: CelQuestion[] = [];
+  const push = (expression: string) => out.push({ expression, device: 'empty' });
+  for (let i = 0; i < SEMVER_ORDER.length; i++) {
+    for (let j = 0; j < SEMVER_ORDER.length; j++) {
+      const a = `semver(${q(SEMVER_ORDER[i]!)})`;
+      const b = `semver(${q(SEMVER_ORDER[j]!)})`;
+      push((i + j) % 2 === 0 ? `${a}.compareTo(${b}) == -1` : `${a}.isGreaterThan(${b})`);
+      if ((i * 3 + j) % 4 === 0) push(`${a}.isLessThan(${b}) || ${a} == ${b}`);
+    }
+  }
+  for (const v of SEMVER_INPUTS) {
+    push(`isSemver(${q(v)})`);
+    push(`isSemver(${q(v)}, true)`);
+    push(`semver(${q(v)}, true).minor() >= 0`);
+    push(`semver(${q(v)}).patch() >= 0`);
+  }
+  return out;
+}
+
+/** One question per library function and operator family, plus compile errors. */
+export function libraryQuestions(): CelQuestion[] {
+  const exprs = [
+    // ext strings
+    '"hello".charAt(1) == "e"', '"hello".charAt(5) == ""', '"hello".charAt(6) == ""', '"héllo".charAt(1) == "é"',
+    '"hello".indexOf("l") == 2', '"hello".indexOf("l", 3) == 3', '"hello".indexOf("") == 0', '"hello".indexOf("", 9) == 9',
+    '"hello".indexOf("z", 10) == -1', '"hello".indexOf("l", -1) == 2', '"hello".lastIndexOf("l") == 3', '"hello".lastIndexOf("l", 2) == 2',
+    '"hello".lastIndexOf("") == 5', '"🚀a🚀".lastIndexOf("🚀") == 2', '"hello".lowerAscii() == "hello"', '"HeLLo ÄÖ".lowerAscii() == "hello ÄÖ"',
+    '"hello".upperAscii() == "HELLO"', '"a,b,c".split(",") == ["a", "b", "c"]', '"a,b,c".split(",", 2) == ["a", "b,c"]',
+    '"a,b,c".split(",", 0) == []', '"abc".split("") == ["a", "b", "c"]', '"abc".substring(1) == "bc"', '"abc".substring(1, 2) == "b"',
+    '"abc".substring(2, 1) == ""', '"abc".substring(4) == ""', '"  x \\t\\n".trim() == "x"', '"\\u00a0x\\u0085".trim() == "x"',
+    '"aaa".replace("a", "b") == "bbb"', '"aaa".replace("a", "b", 2) == "bba"', '"abc".replace("", "-") == "-a-b-c-"',
+    '["a", "b"].join() == "ab"', '["a", "b"].join("-") == "a-b"', '[].join("-") == ""', 'strings.quote("a\\"b\\n") == "\\"a\\\\\\"b\\\\n\\""',
+    '"abc".format([1]) == "abc"', '"abc".reverse() == "cba"',
+    // standard strings
+    '"hello".contains("ell")', '"hello".startsWith("he")', '"hello".endsWith("lo")', '"hello".matches("^h.*o$")',
+    'matches("hello", "l+")', '"hello".matches("a(?=b)")', 'matches("a(", "x")', '"hello".matches("[")', '"x".matches("\\\\d")',
+    'size("héllo") == 5', '"héllo".size() == 5', 'size(b"\\xff\\x00") == 2', '"a" < "b"', '"\\uff61" < "🚀"', '"Z" < "a"',
+    // regex (Kubernetes)
+    '"abc123def456".find("[0-9]+") == "123"', '"abc".find("[0-9]+") == ""', '"abc123def456".findAll("[0-9]+") == ["123", "456"]',
+    '"abc123def456".findAll("[0-9]+", 1) == ["123"]', '"abc".findAll("", -1).size() == 4', '"abc".findAll("x*") == ["", "", "", ""]',
+    '"abc".find("(") == ""', 'cel.bind(p, "(", "abc".find(p) == "")', '"aaa".findAll("a*?") == ["", "", "", ""]',
+    // lists (Kubernetes)
+    '[1, 2, 3].isSorted()', '[3, 1].isSorted()', '["a", "b"].isSorted()', '[1.0, 2.0].isSorted()', '[true, false].isSorted()',
+    '[1, 2, 3].sum() == 6', '[1.5, 2.5].sum() == 4.0', '[1u, 2u].sum() == 3u', '[].sum() == 0', '[9223372036854775807, 1].sum() > 0',
+    '[1, 5, 3].max() == 5', '[1, 5, 3].min() == 1', '["b", "a"].min() == "a"', '[].max() == 0', '[1, 2, 1].indexOf(1) == 0',
+    '[1, 2, 1].lastIndexOf(1) == 2', '[1, 2].indexOf(3) == -1', '"abcabc".indexOf("c") == 2',
+    // sets
+    'sets.contains([1, 2, 3], [2, 3])', 'sets.contains([1, 2], [3])', 'sets.equivalent([1, 2, 2], [2, 1])', 'sets.intersects([1, 2], [2, 9])',
+    'sets.intersects([1], [])', 'sets.contains([1], [1.0])', 'sets.contains([dyn(1)], [dyn(1.0)])',
+    // numbers and equality
+    '1 == 1.0', 'dyn(1) == 1.0', 'dyn(1) == 1u', 'dyn(-1) == 18446744073709551615u', '1 < 1.5', '2u > 1', '1.5 >= 1u', 'dyn(1) < dyn(2.5)',
+    'dyn("a") < dyn(1)', '1 + 1.0 == 2.0', 'dyn(1) + dyn(1.0) == 2.0', '3 / 2 == 1', '-7 / 2 == -3', '-7 % 3 == -1', '7.0 / 2.0 == 3.5',
+    '1 / 0 == 0', '1 % 0 == 0', '1.0 / 0.0 > 1e308', '0u - 1u == 0u', '18446744073709551615u + 1u > 0u', '9223372036854775807 + 1 > 0',
+    '-9223372036854775808 == -9223372036854775807 - 1', '--1 == 1', '-(-1) == 1', '!!true', 'int(1.9) == 1', 'int(-1.9) == -1',
+    'int(9.3e18) > 0', 'int("42") == 42', 'int(" 42") == 42', 'uint(-1) == 0u', 'uint("7") == 7u', 'double("1e3") == 1000.0',
+    'double("inf") > 0.0', 'double("0x10") == 16.0', 'string(1.5) == "1.5"', 'string(1e21) == "1e+21"', 'string(123456789.0) == "1.23456789e+08"',
+    'string(100000.0) == "100000"', 'string(0.0001) == "0.0001"', 'string(0.00001) == "1e-05"', 'string(-0.0) == "-0"', 'string(b"\\xff") == "x"',
+    'bool("true") && !bool("F")', 'bool("yes")', 'bytes("é") == b"\\xc3\\xa9"', 'string(1u) == "1"', 'string(true) == "true"',
+    'type(1) == int', 'type("a") == string', 'type(device) == map', 'type(quantity("1")) == type(quantity("2"))', 'type(1) == type(1u)',
+    'dyn([1, "a"]) == [1, "a"]', '[1, "a"] == [1, "a"]', '[1, dyn(2)] == [1, 2]', '{"a": 1} == {"a": 1}', '{"a": 1, "b": "x"}.size() == 2',
+    '{"a": 1}["b"] == 1', '{1: "a"}[1.0] == "a"', '{1: "a"}[1u] == "a"', '{true: 1}[true] == 1', '{"a": 1, "a": 2}.size() == 1',
+    '{1.5: 1}.size() == 1', '[1, 2][2] == 0', '[1, 2][-1] == 0', '[1, 2][1u] == 2', '[1, 2][1.0] == 2', '[1, 2][1.5] == 2',
+    'null == null', 'dyn(null) == 1', '[null] == [null]', 'dyn(quantity("1")) == dyn(1)', 'dyn(1) == dyn(quantity("1"))',
+    '[quantity("1")] == [dyn(1)]', 'semver("1.0.0") == dyn("1.0.0")', 'quantity("1Ki") == quantity("1024")', '1 in [1.0, 2.0]',
+    'dyn(1) in [1.0]', '"a" in {"a": 1}', '2 in {1: "a"}',
+    // macros and comprehensions
+    '[1, 2, 3].all(x, x > 0)', '[1, 2, 3].exists(x, x > 2)', '[1, 2, 3].exists_one(x, x > 1)', '[1, 2, 3].map(x, x * 2) == [2, 4, 6]',
+    '[1, 2, 3].map(x, x > 1, x) == [2, 3]', '[1, 2, 3].filter(x, x % 2 == 1) == [1, 3]', '[0, 1].exists(x, 1 / x > 0)', '[0, 1].all(x, 1 / x > 0)',
+    '[0, 1].all(x, 1 / x > 1)', '[1, 0].exists_one(x, 1 / x > 0)', '{"a": 1, "b": 2}.all(k, k.size() == 1)', '{"a": 1}.map(k, k) == ["a"]',
+    '[1, 2].all(i, v, i < v)', '[5, 6].exists(i, v, i == 1 && v == 6)', '{"a": 1}.all(k, v, k == "a" && v == 1)', '[1, 2].existsOne(i, v, v == 2)',
+    '[1, 2].transformList(i, v, v * 10) == [10, 20]', '[1, 2].transformList(i, v, i == 0, v) == [1]', '[1, 2].transformMap(i, v, v + i) == {0: 1, 1: 3}',
+    '{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}', '{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}', '[1, 1].transformMapEntry(i, v, {v: i}).size() == 1',
+    'cel.bind(x, 5, x * x == 25)', 'cel.bind(x, [1, 2], cel.bind(y, x.size(), y == 2))', 'cel.bind(x, 1, cel.bind(x, 2, x == 2))',
+    '[[1, 2], [3]].all(l, l.all(x, x > 0))', '[1, 2].map(x, [x, x]) == [[1, 1], [2, 2]]', 'dyn([1, 2]).all(x, x > 0)', 'dyn(1).all(x, true)',
+    '[1, 2].all(x, dyn(x))', '[1].exists(__result__, true)', '[1].map(x, y, x)', '[1].all(1, true)', 'has(device)', 'has([1].x)',
+    // optionals
+    'optional.of(1).hasValue()', 'optional.none().hasValue()', 'optional.of(1).value() == 1', 'optional.none().value() == 1',
+    'optional.none().orValue(5) == 5', 'optional.of(1).or(optional.of(2)).value() == 1', 'optional.none().or(optional.of(2)).value() == 2',
+    'optional.ofNonZeroValue(0).hasValue()', 'optional.ofNonZeroValue("a").hasValue()', '{"a": 1}.?a.value() == 1', '{"a": 1}.?b.hasValue()',
+    '{"a": {"b": 2}}.?a.?b.orValue(0) == 2', '[1, 2][?5].orValue(9) == 9', '{"a": 1}[?"a"].value() == 1', '[?optional.of(1), ?optional.none()] == [1]',
+    '{?"a": optional.of(1), ?"b": optional.none()} == {"a": 1}', 'optional.of(2).optMap(x, x * 2).value() == 4',
+    'optional.none().optMap(x, x * 2).hasValue()', 'optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3', '[1, 2].first().value() == 1',
+    '[].last().hasValue()', 'optional.unwrap([optional.of(1), optional.none()]) == [1]', '[optional.of(1)].unwrapOpt() == [1]',
+    'device.attributes[?"x"].hasValue()', 'device.attributes.?x.hasValue()', 'device.attributes[?"x"].?y.hasValue()',
+    'optional.of(device.capacity).?foo.hasValue()', 'optional.of(1) == optional.of(1)',
+    // device edges
+    'device.capacity.all(d, device.capacity[d].all(id, device.capacity[d][id].sign() >= 0))',
+    'device.attributes.exists(d, device.attributes[d].exists(id, string(device.attributes[d][id]) == "x"))',
+    'device.attributes["a/b"].c == 1', 'device["driver"] == ""', 'device.driver.size() >= 0', 'device.attributes[1] == 1',
+    'device.capacity["x"]["y"].isInteger()', 'device.nope == 1', 'device.allowMultipleAllocations', 'device.attributes.x.y',
+    'device.attributes == {}', 'device.attributes.x == {}', 'device.attributes["x"] == {}',
+    // compile errors and output types
+    '1 + 1', '"x"', 'device', 'dyn(true)', '1 == 1 == true', 'true ? 1 : "a"', 'true ? device.attributes["x"].y : false',
+    '[device.attributes["x"].y, 1].size() == 2', '[1, dyn(2)].size() == 2', '{"a": 1, "b": "c"}.size() == 2', 'if', 'x.if == 1',
+    'a.b.c', 'foo()', 'device.driver.foo()', 'quantity(1)', 'quantity("1") < quantity("2")', 'semver("1.0.0").foo',
+    'quantity("1").compareTo(semver("1.0.0")) == 0', 'timestamp("2024-01-01T00:00:00Z") < timestamp("2025-01-01T00:00:00Z")',
+    'duration("1h") > duration("1m")', 'url("https://x").getHost() == "x"', 'ip("1.2.3.4").family() == 4', 'isCIDR("10.0.0.0/8")',
+    'Foo{a: 1}', '1 +', '(1', '"unterminated', 'true && ', '.device.driver == ""', 'device.driver == \'x\'', 'r"\\d" == "\\\\d"',
+    '"""a\nb""" == "a\\nb"', '0x10 == 16', '1u == 1u', '1e3 == 1000.0', '.5 == 0.5', '9223372036854775808 == 0', '18446744073709551616u == 0u',
+    '-9223372036854775809 == 0', '1e999 == 0.0', 'device.driver == "a" // comment', '`abc` == 1', 'device.`driver` == ""',
+  ];
+  return exprs.map((expression, i) => ({ expression, device: i % 3 === 0 ? 'multi' : 'h200' }));
+}
+
+/** Length and cost limits. */
+export function limitQuestions(): CelQuestion[] {
+  const longTrue = `true${' && true'.repeat(1278)}`; // 10,228 bytes
+  const tooLong = `true${' && true'.repeat(1280)}`; // 10,244 bytes
+  const nested = (depth: number) => `${'('.repeat(depth)}true${')'.repeat(depth)}`;
+  const chain = (n: number) => `1${' + 1'.repeat(n)} > 0`;
+  const deep = 'device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, true)))';
+  const deeper = 'device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, device.attributes.all(d, true))))';
+  const strs = 'device.attributes.all(a, device.attributes[a].all(b, string(device.attributes[a][b]).matches("^[a-z]+$")))';
+  return [longTrue, tooLong, nested(100), chain(200), chain(260), deep, deeper, strs, `${'device.driver + '.repeat(40)}"" != ""`].map((expression) => ({
+    expression,
+    device: 'h200',
+  }));
+}

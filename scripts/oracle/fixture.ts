@@ -1,0 +1,51 @@
+/**
+ * The shape of test/fixtures/cel-oracle.json: devices, the questions asked
+ * (cases) and what the Kubernetes code answered (expect). Written by
+ * scripts/oracle/generate.ts from the Go program in test/oracle; read by
+ * test/cel/oracle.test.ts.
+ */
+import type { InferenceClassDevice } from '../../functions/lib/cel/index.js';
+
+/** A question for the oracle. */
+export type OracleCase =
+  | { readonly id: string; readonly kind: 'cel'; readonly expression: string; readonly device: string }
+  | { readonly id: string; readonly kind: 'quantity'; readonly input: string }
+  | { readonly id: string; readonly kind: 'semver'; readonly input: string; readonly normalize?: boolean };
+
+/** What Kubernetes answered. */
+export interface OracleAnswer {
+  readonly id: string;
+  /** Where it failed: compile, device, eval (cel) or parse (quantity, semver); absent on success. */
+  readonly stage?: 'compile' | 'device' | 'eval' | 'parse';
+  readonly error?: string;
+  /** cel: the bool result; quantity: the canonical string; semver: Version.String(). */
+  readonly value?: boolean | string;
+  /** cel: the estimated cost (when it compiled or was rejected for cost). */
+  readonly cost?: number;
+  /** cel: the runtime cost of the evaluation. */
+  readonly actualCost?: number;
+  /** quantity: AsApproximateFloat64 formatted with Go's 'e' -1 format. */
+  readonly float?: string;
+  /** quantity: AsInt64 when it succeeds. */
+  readonly int?: string;
+  readonly sign?: number;
+  /** quantity: the exact value (inf.Dec String). */
+  readonly exact?: string;
+}
+
+/** The committed fixture. */
+export interface OracleFixture {
+  /** Module versions the answers come from. */
+  readonly kubernetes: Readonly<Record<string, string>>;
+  readonly devices: Readonly<Record<string, InferenceClassDevice>>;
+  readonly cases: readonly (OracleCase & { readonly expect: OracleAnswer })[];
+}
+
+/** Serializes the fixture with one case per line, so that diffs stay readable. */
+export function formatFixture(f: OracleFixture): string {
+  const devices = Object.entries(f.devices)
+    .map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+    .join(',\n');
+  const cases = f.cases.map((c) => `    ${JSON.stringify(c)}`).join(',\n');
+  return `{\n  "kubernetes": ${JSON.stringify(f.kubernetes)},\n  "devices": {\n${devices}\n  },\n  "cases": [\n${cases}\n  ]\n}\n`;
+}

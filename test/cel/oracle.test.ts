@@ -1,0 +1,50 @@
+/**
+ * Differential test: our DRA selector engine, Quantity and Semver against
+ * the answers of the real Kubernetes code (test/oracle, Go), recorded in
+ * test/fixtures/cel-oracle.json by `npm run oracle`. Every case must agree:
+ * same value, or an error at the same stage (compile vs evaluation), the same
+ * estimated cost, and for quantities the same canonical form and views.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { OracleFixture } from '../../scripts/oracle/fixture.js';
+import { disagreement } from './oracle-compare.js';
+
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/cel-oracle.json', import.meta.url), 'utf8')) as OracleFixture;
+
+/**
+ * Deliberate divergences, by expression: libraries Kubernetes offers that
+ * this engine does not implement (selectors using them are rejected at
+ * compile time here). Each entry must still disagree, so the list stays true.
+ */
+const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
+  'timestamp("2024-01-01T00:00:00Z") < timestamp("2025-01-01T00:00:00Z")': 'timestamps are not implemented',
+  'duration("1h") > duration("1m")': 'durations are not implemented',
+  'url("https://x").getHost() == "x"': 'the Kubernetes URL library is not implemented',
+  'ip("1.2.3.4").family() == 4': 'the Kubernetes IP library is not implemented',
+  'isCIDR("10.0.0.0/8")': 'the Kubernetes CIDR library is not implemented',
+};
+
+const known = (c: OracleFixture['cases'][number]) => c.kind === 'cel' && c.expression in KNOWN_DIVERGENCES;
+const groups = [...new Set(fixture.cases.map((c) => c.id.replace(/-\d.*$/, '')))];
+
+describe('oracle: agreement with Kubernetes 1.34 code', () => {
+  it('covers at least 2,000 cases from one Kubernetes release', () => {
+    expect(fixture.cases.length).toBeGreaterThanOrEqual(2000);
+    expect(fixture.kubernetes['k8s.io/dynamic-resource-allocation']).toBe(fixture.kubernetes['k8s.io/apimachinery']);
+    expect(fixture.kubernetes['k8s.io/dynamic-resource-allocation']).toMatch(/^v0\.(3[4-9]|[4-9]\d)\.\d+$/);
+  });
+
+  it.each(groups)('agrees on every %s case', (group) => {
+    const cases = fixture.cases.filter((c) => c.id.replace(/-\d.*$/, '') === group && !known(c));
+    expect(cases.length).toBeGreaterThan(0);
+    const disagreements = cases.map((c) => disagreement(c, fixture.devices)).filter((d) => d !== undefined);
+    expect(disagreements).toEqual([]);
+  });
+
+  it('still differs on each documented divergence (and only those are skipped)', () => {
+    const skipped = fixture.cases.filter(known);
+    expect(skipped.map((c) => (c.kind === 'cel' ? c.expression : '')).sort()).toEqual(Object.keys(KNOWN_DIVERGENCES).sort());
+    for (const c of skipped) expect(disagreement(c, fixture.devices), c.id).toBeDefined();
+  });
+});
