@@ -17,12 +17,13 @@ export interface OracleAnswer {
   readonly id: string;
   /** Where it failed: compile, device, eval (cel) or parse (quantity, semver); absent on success. */
   readonly stage?: 'compile' | 'device' | 'eval' | 'parse';
+  /** Kubernetes' error text; not kept for eval errors (which one comes first depends on map order). */
   readonly error?: string;
   /** cel: the bool result; quantity: the canonical string; semver: Version.String(). */
   readonly value?: boolean | string;
   /** cel: the estimated cost (when it compiled or was rejected for cost). */
   readonly cost?: number;
-  /** cel: the runtime cost of the evaluation. */
+  /** cel: the runtime cost of the evaluation (printed by the oracle, not kept in the fixture: it depends on map order). */
   readonly actualCost?: number;
   /** quantity: AsApproximateFloat64 formatted with Go's 'e' -1 format. */
   readonly float?: string;
