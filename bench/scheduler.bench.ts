@@ -144,6 +144,12 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
+/** CPU time (user + system) the process has used, in ms (from /proc/<pid>/stat, 100 Hz ticks). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function vm(pid: number): { rss: number; hwm: number } {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
@@ -160,17 +166,23 @@ function call(client: grpc.Client, bytes: Buffer): Promise<Buffer> {
   );
 }
 
-async function timeGrpc(client: grpc.Client, req: RunFunctionRequest, n: number): Promise<{ times: number[]; rsp: RunFunctionResponse }> {
+async function timeGrpc(
+  client: grpc.Client,
+  pid: number,
+  req: RunFunctionRequest,
+  n: number,
+): Promise<{ times: number[]; cpu: number; rsp: RunFunctionResponse }> {
   const bytes = Buffer.from(RunFunctionRequest.encode(req).finish());
   let out = await call(client, bytes);
   for (let i = 0; i < 3; i++) out = await call(client, bytes);
   const times: number[] = [];
+  const cpu0 = cpuMs(pid);
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     out = await call(client, bytes);
     times.push(performance.now() - t);
   }
-  return { times, rsp: RunFunctionResponse.decode(out) };
+  return { times, cpu: (cpuMs(pid) - cpu0) / n, rsp: RunFunctionResponse.decode(out) };
 }
 
 function timeSchedule(s: Scenario, n: number): number[] {
@@ -197,7 +209,7 @@ export default async function (): Promise<void> {
   });
   const p50 = new Map<string, number>();
   try {
-    process.stdout.write('scenario  clusters replicas  placed   e2e p50   e2e p95  schedule() p50   (ms)\n');
+    process.stdout.write('scenario  clusters replicas  placed   e2e p50   e2e p95  fn CPU/call  schedule() p50   (ms)\n');
     for (const mode of ['fresh', 'steady'] as const) {
       for (const n of FLEETS) {
         const clusters = Array.from({ length: n }, (_, i) => cluster(i));
@@ -205,12 +217,12 @@ export default async function (): Promise<void> {
           let s: Scenario = { xr: deployment(r), clusters, replicas: [], observed: {} };
           if (mode === 'steady') s = steady(s);
           const iterations = n >= 1000 ? 20 : 50;
-          const { times, rsp } = await timeGrpc(client, request(s), iterations);
+          const { times, cpu, rsp } = await timeGrpc(client, child.pid!, request(s), iterations);
           const placed = Object.keys(rsp.desired?.resources ?? {}).filter((k) => k.startsWith('replica-')).length;
           const sched = timeSchedule(s, iterations);
           p50.set(`${mode}/${n}/${r}`, pct(times, 50));
           process.stdout.write(
-            `${mode.padEnd(9)} ${String(n).padStart(8)} ${String(r).padStart(8)} ${String(placed).padStart(7)} ${f(pct(times, 50))}   ${f(pct(times, 95))}   ${f(pct(sched, 50))}\n`,
+            `${mode.padEnd(9)} ${String(n).padStart(8)} ${String(r).padStart(8)} ${String(placed).padStart(7)} ${f(pct(times, 50))}   ${f(pct(times, 95))}      ${f(cpu)}   ${f(pct(sched, 50))}\n`,
           );
         }
       }
