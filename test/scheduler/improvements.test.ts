@@ -104,6 +104,20 @@ describe('field paths follow the shape the user wrote', () => {
   });
 });
 
+describe('README item 8: CEL as Kubernetes enforces it', () => {
+  it("a selector over 10 KiB (within the XRD's 10240 characters) is invalid, with its size in the message", () => {
+    const long = `device.driver == "${'é'.repeat(5200)}"`;
+    const out = compose(request(deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', [long])] })])] }), { required: { clusters: [cluster(a)], 'all-replicas': [] } }));
+    expect(out.conditions[0]).toEqual({
+      type: 'ReplicasScheduled',
+      status: 'False',
+      reason: 'InvalidNodeSelector',
+      message:
+        'Invalid nodeSelector CEL expression: spec.template.spec.engines[0].members[0].nodeSelector.devices[0].selectors[0].cel: expression too long: 10419 bytes, the limit is 10240',
+    });
+  });
+});
+
 describe('README items 2 and 3: nothing is torn down by a transient or user error', () => {
   it('an invalid selector keeps the running replica and its endpoint, naming the field and the CEL error', () => {
     const xr = deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', ['devic.driver == "gpu.nvidia.com"'])] })])] });
