@@ -134,7 +134,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const compiled = compileEngines(d.engines, matcher);
   if (!compiled.ok) {
     const message = msgInvalidSelectors(compiled.errors);
-    declareFleet(result, clusterLabels, d);
+    declareFleet(result, clusterLabels);
     const out = keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidNodeSelector, message), warning(message));
     out.ready = false;
     return out;
@@ -148,7 +148,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     return result;
   }
 
-  declareFleet(result, clusterLabels, d);
+  declareFleet(result, clusterLabels);
   const clusters = readRequired(req, REQ_CLUSTERS);
   const all = readRequired(req, REQ_REPLICAS);
   if (clusters.state === 'pending' || all.state === 'pending') {
@@ -204,7 +204,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
 }
 
 /** Declares the `clusters` and `all-replicas` requirements. */
-function declareFleet(result: ComposeResult, labels: Record<string, string> | undefined, _d: DeploymentSpec): void {
+function declareFleet(result: ComposeResult, labels: Record<string, string> | undefined): void {
   const clusters: ResourceSelector = { apiVersion: API_VERSION, kind: 'InferenceCluster' };
   if (labels !== undefined) clusters.matchLabels = labels;
   result.requirements[REQ_CLUSTERS] = clusters;
