@@ -79,6 +79,29 @@ export class InProcessRuntime implements FunctionRuntime {
   async close(): Promise<void> {}
 }
 
+/**
+ * Runs our functions in this process on the request objects as they are, with
+ * no protobuf round trip: the fast path `modelplane plan` uses for thousands of
+ * steps. Same cores, same encode/decode of the SDK adapter; only the wire
+ * encoding (numbers as doubles, undefined dropped) is skipped, which our cores
+ * do not depend on (the golden tests compare both paths).
+ */
+export class DirectRuntime implements FunctionRuntime {
+  private readonly handlers = new Map<string, ReturnType<typeof handler>>();
+
+  async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
+    let run = this.handlers.get(name);
+    if (!run) {
+      const folder = folderOf(name);
+      if (!folder) throw new UserError(`function ${name}: not one of ours; plan runs only our functions`);
+      run = handler(folder, await loadCompose(folder));
+      this.handlers.set(name, run);
+    }
+    return run(req);
+  }
+  async close(): Promise<void> {}
+}
+
 const Client = grpc.makeGenericClientConstructor(FunctionRunnerServiceService, 'FunctionRunnerService');
 type RawClient = InstanceType<typeof Client> & {
   runFunction(

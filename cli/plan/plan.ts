@@ -21,11 +21,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { formatFieldError, loadXrds, type SchemaRegistry } from '../../functions/lib/schema/index.js';
-import { type FunctionRuntime, InProcessRuntime, REPO_ROOT } from '../functions.js';
+import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests } from '../load.js';
 import { isClusterScoped } from '../scope.js';
 import { AddressPool, providerStatus } from './providers.js';
-import { reconcileXR } from './reconcile.js';
+import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
 
 /** Kinds a developer applies; everything else Modelplane is platform. */
@@ -153,12 +153,16 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const classified = classify(docs, registry);
   const scopeOf = isClusterScoped;
   const store = new ObjectStore(scopeOf);
-  const runtime = opts.runtime ?? new InProcessRuntime();
+  const runtime = opts.runtime ?? new DirectRuntime();
   const maxRounds = opts.rounds ?? 20;
   const controlPlane = new AddressPool(metallbRange(classified.platform), '203.0.113.0/24');
   const workload = new AddressPool(undefined, '198.51.100.0/24');
   const errors: Record<string, string> = {};
   const firstSeen = new Map<string, number>();
+  /** What each XR's last reconcile read (reconcile.ts): unchanged inputs are not reconciled again. */
+  const read = new Map<string, ReconcileInputs>();
+  /** The revision each managed resource had when its provider last wrote its status. */
+  const providerWrote = new Map<string, number | undefined>();
   const inputs = new Set<string>();
   let round = 0;
   let converged = true;
@@ -191,7 +195,10 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
       for (const key of xrs) {
         const xr = store.get(key);
         if (!xr) continue; // garbage-collected earlier in this round
+        if (inputsUnchanged(store, key, read.get(key))) continue;
         const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
+        if (outcome.inputs) read.set(key, outcome.inputs);
+        else read.delete(key);
         if (outcome.error !== undefined) errors[key] = outcome.error;
         else delete errors[key];
       }
@@ -205,10 +212,12 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
           continue;
         }
         if (firstSeen.get(key)! >= round) continue;
+        if (providerWrote.has(key) && providerWrote.get(key) === store.modRevision(key)) continue;
         const owner = store.getByUid(controllerUid(o)!);
         const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);
         if (JSON.stringify(o['status']) !== JSON.stringify(status)) store.put({ ...o, status });
         writeConnectionSecret(store, o);
+        providerWrote.set(key, store.modRevision(key));
       }
       opts.onRound?.(phase, round, store.size);
       if (debugBefore) debugRound(round, debugBefore, store.fingerprint());

@@ -48,7 +48,21 @@ function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext)
     case 'gateway.networking.k8s.io/Gateway':
       return {
         addresses: [{ type: 'IPAddress', value: ctx.address(owner) }],
-        conditions: [{ type: 'Programmed', status: 'True', reason: 'Programmed', lastTransitionTime: FIXED_TIME }],
+        conditions: [
+          { type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME },
+          { type: 'Programmed', status: 'True', reason: 'Programmed', lastTransitionTime: FIXED_TIME },
+        ],
+      };
+    case 'gateway.networking.k8s.io/GatewayClass':
+      return { conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME }] };
+    case 'apiextensions.k8s.io/CustomResourceDefinition':
+      return {
+        acceptedNames: (spec['names'] ?? {}) as JsonObject,
+        conditions: [
+          { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', lastTransitionTime: FIXED_TIME },
+          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', lastTransitionTime: FIXED_TIME },
+        ],
+        storedVersions: ((spec['versions'] ?? []) as JsonObject[]).filter((v) => v['storage']).map((v) => v['name']),
       };
     case '/Service':
       return spec['type'] === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: ctx.address(owner) }] } } : {};
@@ -85,9 +99,12 @@ function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext)
 }
 
 /**
- * The table: (API group, kind) → the status its provider writes, on top of
- * `conditions: [Ready=True, Synced=True]` which every fake writes. Kinds not
- * listed get only those conditions (and an empty `atProvider`).
+ * The table: (API group, kind) of a managed resource → the status its
+ * provider writes, on top of `conditions: [Ready=True, Synced=True]` which
+ * every managed resource gets. Managed kinds not listed get only those
+ * conditions (and an empty `atProvider`). Native kinds (core, apps, Gateway
+ * API, CRDs…) get what their controllers report: `remoteStatus` above, the
+ * same whether composed directly or wrapped in a provider-kubernetes Object.
  */
 export const FAKES: Record<string, Fake> = {
   // provider-kubernetes: the remote object as observed, with the status the workload cluster gives it.
@@ -119,9 +136,22 @@ export const FAKES: Record<string, Fake> = {
   'helm.m.crossplane.io/Release': () => ({ atProvider: { state: 'deployed', revision: 1 } }),
 };
 
-/** The status a provider writes for `obj` once it is Ready. */
+/** A managed resource: reconciled by a Crossplane provider, which reports Ready and Synced. */
+function isManaged(group: string): boolean {
+  return group.endsWith('.upbound.io') || group.endsWith('.crossplane.io');
+}
+
+/**
+ * The status `obj` has once its provider (for a managed resource) or the
+ * cluster (for a native object composed directly, such as a CRD, Gateway or
+ * HTTPRoute on the control plane) has acted on it.
+ */
 export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObject {
-  const fake = FAKES[`${groupOf(obj.apiVersion)}/${obj.kind}`];
+  const group = groupOf(obj.apiVersion);
+  if (!isManaged(group)) {
+    return remoteStatus(obj, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx) ?? {};
+  }
+  const fake = FAKES[`${group}/${obj.kind}`];
   const status = fake ? fake(obj, ctx) : { atProvider: {} };
   return { ...status, conditions: readyConditions() };
 }

@@ -20,14 +20,42 @@
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import type { FunctionRuntime } from '../functions.js';
 import { render } from '../render/engine.js';
-import { keyOf, type ObjectStore } from './store.js';
+import { groupOf, keyOf, type ObjectStore } from './store.js';
+
+/**
+ * What a reconcile read, at the revisions it read them: the XR, the objects it
+ * controls, and every kind its requirements selected. While none of these
+ * changes, reconciling again would compute the same output (functions are
+ * deterministic), so the plan skips it, as Crossplane's watches would.
+ */
+export interface ReconcileInputs {
+  xr: number | undefined;
+  children: Map<string, number | undefined>;
+  kinds: Map<string, number>;
+}
+
+/** True when nothing a previous reconcile read has changed since. */
+export function inputsUnchanged(store: ObjectStore, key: string, deps: ReconcileInputs | undefined): boolean {
+  if (!deps || store.modRevision(key) !== deps.xr) return false;
+  const uid = store.get(key)?.metadata?.uid;
+  const children = uid ? store.controlledBy(uid) : [];
+  if (children.length !== deps.children.size) return false;
+  for (const c of children) {
+    const k = keyOf(c);
+    if (!deps.children.has(k) || deps.children.get(k) !== store.modRevision(k)) return false;
+  }
+  for (const [gk, rev] of deps.kinds) if (store.kindRevision(gk) !== rev) return false;
+  return true;
+}
 
 /** What one reconcile did. */
 export interface ReconcileOutcome {
-  /** Keys created, updated (spec or status changed) or deleted. */
+  /** Whether anything in the store changed. */
   changed: boolean;
   /** Fatal result or harness error, when the reconcile failed. */
   error?: string;
+  /** What it read (absent when the render itself failed). */
+  inputs?: ReconcileInputs;
 }
 
 function withoutStatus(obj: KubeObject): KubeObject {
@@ -50,6 +78,11 @@ export async function reconcileXR(
   const uid = xr.metadata!.uid!;
   const observed = store.controlledBy(uid);
   const pool = store.all();
+  const inputs: ReconcileInputs = {
+    xr: store.modRevision(key),
+    children: new Map(observed.map((o) => [keyOf(o), store.modRevision(keyOf(o))])),
+    kinds: new Map(),
+  };
   let out: Awaited<ReturnType<typeof render>>;
   try {
     out = await render(
@@ -67,13 +100,17 @@ export async function reconcileXR(
   } catch (err) {
     return { changed: false, error: (err as Error).message };
   }
+  for (const sel of Object.values(out.requirements)) {
+    const gk = `${groupOf(sel.apiVersion)}/${sel.kind}`;
+    inputs.kinds.set(gk, store.kindRevision(gk));
+  }
   if (out.fatal !== undefined) {
     // A failed reconcile only flips Synced; everything else stays as it was.
     const status = { ...((xr['status'] ?? {}) as JsonObject) };
     const synced = ((out.xr['status'] as JsonObject)['conditions'] as JsonObject[]).find((c) => c['type'] === 'Synced');
     const others = ((status['conditions'] ?? []) as JsonObject[]).filter((c) => c['type'] !== 'Synced');
     status['conditions'] = synced ? [...others, synced] : others;
-    return { changed: setStatus(store, xr, status), error: out.fatal };
+    return { changed: setStatus(store, xr, status), error: out.fatal, inputs };
   }
   let changed = false;
   const stale = new Set(observed.map(keyOf));
@@ -110,7 +147,7 @@ export async function reconcileXR(
     changed = true;
   }
   if (setStatus(store, store.get(key)!, out.xr['status'] as JsonObject)) changed = true;
-  return { changed };
+  return { changed, inputs };
 }
 
 function setStatus(store: ObjectStore, xr: KubeObject, status: JsonObject | undefined): boolean {

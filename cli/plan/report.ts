@@ -193,13 +193,24 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
     return published.map((e) => ({ name: String(e['name'] ?? ''), weight: num(e['weight']) })).sort((a, b) => (a.name < b.name ? -1 : 1));
   }
   const uid = service.metadata?.uid;
+  // A backendRef names the Service a ModelEndpoint composed; report the endpoint.
+  const endpointOf = new Map<string, string>();
+  for (const o of all) {
+    const backend = str(obj(obj(o['status'])['routing'])['backendName']);
+    if (o.kind === 'ModelEndpoint' && backend && o.metadata?.namespace === service.metadata?.namespace) {
+      endpointOf.set(backend, o.metadata?.name ?? backend);
+    }
+  }
   const out: { name: string; weight: number }[] = [];
   for (const o of all) {
     if (uid === undefined || controllerUid(o) !== uid) continue;
     const route = o.kind === 'HTTPRoute' ? o : (obj(obj(o['spec'])['forProvider'])['manifest'] as KubeObject | undefined);
     if (route?.kind !== 'HTTPRoute') continue;
     for (const rule of arr(obj(route['spec'])['rules'])) {
-      for (const b of arr(rule['backendRefs'])) out.push({ name: String(b['name'] ?? ''), weight: num(b['weight'] ?? 1) });
+      for (const b of arr(rule['backendRefs'])) {
+        const name = String(b['name'] ?? '');
+        out.push({ name: endpointOf.get(name) ?? name, weight: num(b['weight'] ?? 1) });
+      }
     }
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

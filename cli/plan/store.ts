@@ -8,7 +8,8 @@
  * cluster-scoped kind never carries a namespace (the API server drops it,
  * spec/README.md item 10); deleting an object deletes, transitively, every
  * object whose controller ownerReference points at it (Kubernetes garbage
- * collection, foreground).
+ * collection, foreground). Stored objects are deeply frozen: whoever reads one
+ * (a function core, a report) cannot change the store behind its back.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { uuidV5 } from '../render/xr.js';
@@ -43,6 +44,10 @@ export class ObjectStore {
   private sorted: string[] | undefined;
   /** Incremented by every put and delete: a round that leaves it unchanged changed nothing. */
   revision = 0;
+  /** The revision at which each object last changed. */
+  private readonly modRevs = new Map<string, number>();
+  /** The revision at which any object of each `group/kind` last changed (put or delete). */
+  private readonly kindRevs = new Map<string, number>();
 
   /** @param isClusterScoped tells whether a (group, kind) is cluster-scoped. */
   constructor(private readonly isClusterScoped: (group: string, kind: string) => boolean) {}
@@ -55,9 +60,12 @@ export class ObjectStore {
     const key = keyOf(copy);
     const existing = this.objects.get(key);
     this.revision++;
+    this.modRevs.set(key, this.revision);
+    this.kindRevs.set(`${groupOf(copy.apiVersion)}/${copy.kind}`, this.revision);
     if (existing) this.unindex(key, existing);
     else this.sorted = undefined;
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
+    deepFreeze(copy);
     this.objects.set(key, copy);
     this.byUid.set(copy.metadata.uid, key);
     const owner = controllerUid(copy);
@@ -67,6 +75,16 @@ export class ObjectStore {
       this.children.set(owner, set);
     }
     return copy;
+  }
+
+  /** The revision at which `key` last changed, or undefined when absent. */
+  modRevision(key: string): number | undefined {
+    return this.modRevs.get(key);
+  }
+
+  /** The revision at which any object of `group/kind` last changed (0 when never). */
+  kindRevision(groupKind: string): number {
+    return this.kindRevs.get(groupKind) ?? 0;
   }
 
   get(key: string): KubeObject | undefined {
@@ -84,6 +102,8 @@ export class ObjectStore {
     if (!obj) return [];
     this.objects.delete(key);
     this.revision++;
+    this.modRevs.delete(key);
+    this.kindRevs.set(`${groupOf(obj.apiVersion)}/${obj.kind}`, this.revision);
     this.unindex(key, obj);
     this.sorted = undefined;
     const uid = obj.metadata?.uid;
@@ -121,4 +141,11 @@ export class ObjectStore {
   get size(): number {
     return this.objects.size;
   }
+}
+
+/** Freezes an object and everything under it. */
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const child of Object.values(v)) deepFreeze(child);
 }

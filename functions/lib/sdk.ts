@@ -7,7 +7,8 @@
  *   {@link ComposeResult} into a RunFunctionResponse. Desired resources and the
  *   XR status are written whole (the SDK's own setters deep-merge and
  *   concatenate arrays, CONVENTIONS.md "SDK notes"); the request is never
- *   mutated (the SDK's `to()` aliases `req.desired`).
+ *   mutated (the SDK's `to()` aliases `req.desired`). Objects are shared, not
+ *   copied: a response may reference the request's objects.
  * - {@link handler} wraps a pure core: an exception inside it becomes a Fatal
  *   result naming the function, never a crashed call (Crossplane keeps every
  *   composed resource when a step is Fatal, crossplane.md §1.5).
@@ -61,21 +62,23 @@ function decodeBytes(map: Record<string, Buffer | Uint8Array> | undefined): Reco
 }
 
 /**
- * Decodes a RunFunctionRequest into the plain request a core takes.
- * Deep-copies every object so the core cannot alias the request.
+ * Decodes a RunFunctionRequest into the plain request a core takes. The
+ * objects are shared with `req`, not copied: cores are pure and never mutate
+ * their inputs (`modelplane plan` hands them frozen objects, so a core that
+ * tried would fail loudly).
  */
 export function decodeRequest(req: RunFunctionRequest): ComposeRequest {
-  const composite = structuredClone((req.observed?.composite?.resource ?? {}) as KubeObject);
+  const composite = (req.observed?.composite?.resource ?? {}) as KubeObject;
   const observed: Record<string, ObservedResource> = {};
   for (const [key, r] of Object.entries(req.observed?.resources ?? {})) {
     observed[key] = {
-      resource: structuredClone((r.resource ?? {}) as KubeObject),
+      resource: (r.resource ?? {}) as KubeObject,
       connectionDetails: decodeBytes(r.connectionDetails),
     };
   }
   const desired: Record<string, DesiredResource> = {};
   for (const [key, r] of Object.entries(req.desired?.resources ?? {})) {
-    const d: DesiredResource = { resource: structuredClone((r.resource ?? {}) as KubeObject) };
+    const d: DesiredResource = { resource: (r.resource ?? {}) as KubeObject };
     if (r.ready === Ready.READY_TRUE) d.ready = true;
     else if (r.ready === Ready.READY_FALSE) d.ready = false;
     desired[key] = d;
@@ -84,7 +87,7 @@ export function decodeRequest(req: RunFunctionRequest): ComposeRequest {
   // extra_resources is the deprecated spelling of required_resources.
   for (const source of [req.extraResources, req.requiredResources]) {
     for (const [key, r] of Object.entries(source ?? {})) {
-      required[key] = (r.items ?? []).map((i) => structuredClone((i.resource ?? {}) as KubeObject));
+      required[key] = (r.items ?? []).map((i) => (i.resource ?? {}) as KubeObject);
     }
   }
   const credentials: Record<string, Record<string, string>> = {};
@@ -96,12 +99,12 @@ export function decodeRequest(req: RunFunctionRequest): ComposeRequest {
     observed,
     desired,
     required,
-    context: structuredClone((req.context ?? {}) as JsonObject),
+    context: (req.context ?? {}) as JsonObject,
     credentials,
   };
   const desiredStatus = req.desired?.composite?.resource?.['status'];
-  if (desiredStatus && typeof desiredStatus === 'object') out.desiredStatus = structuredClone(desiredStatus);
-  if (req.input) out.input = structuredClone(req.input as JsonObject);
+  if (desiredStatus && typeof desiredStatus === 'object') out.desiredStatus = desiredStatus as JsonObject;
+  if (req.input) out.input = req.input as JsonObject;
   return out;
 }
 
@@ -133,18 +136,18 @@ const STATUS: Record<string, Status> = {
 export function encodeResponse(req: RunFunctionRequest, result: ComposeResult): RunFunctionResponse {
   const resources: Record<string, Resource> = {};
   for (const [key, r] of Object.entries(req.desired?.resources ?? {})) {
-    resources[key] = structuredClone(r);
+    resources[key] = r;
   }
   for (const key of Object.keys(result.resources).sort()) {
     const r = result.resources[key]!;
-    resources[key] = { resource: structuredClone(r.resource), connectionDetails: {}, ready: toReady(r.ready) };
+    resources[key] = { resource: r.resource, connectionDetails: {}, ready: toReady(r.ready) };
   }
   const prior = req.desired?.composite;
-  let composite: Resource | undefined = prior ? structuredClone(prior) : undefined;
+  let composite: Resource | undefined = prior ? { ...prior, resource: prior.resource ? { ...prior.resource } : undefined } : undefined;
   if (result.status !== undefined || result.ready !== undefined) {
     composite ??= { resource: {}, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
     composite.resource ??= {};
-    if (result.status !== undefined) composite.resource['status'] = structuredClone(result.status);
+    if (result.status !== undefined) composite.resource['status'] = result.status;
     if (result.ready !== undefined) composite.ready = toReady(result.ready);
   }
   const rsp: RunFunctionResponse = {
@@ -156,7 +159,7 @@ export function encodeResponse(req: RunFunctionRequest, result: ComposeResult): 
       ...(r.reason ? { reason: r.reason } : {}),
       target: Target.TARGET_COMPOSITE,
     })),
-    context: structuredClone(req.context ?? {}),
+    context: req.context ?? {},
     conditions: result.conditions.map((c) => ({
       type: c.type,
       status: STATUS[c.status]!,
