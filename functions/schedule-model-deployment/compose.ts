@@ -230,7 +230,8 @@ function withObserved(items: readonly KubeObject[], req: ComposeRequest, d: Depl
 
 /**
  * A "not done" outcome: the observed children pass through unchanged, the
- * status and ReplicasReady describe them, and `scheduled` says why.
+ * status and ReplicasReady describe them, and `scheduled` says why. With no
+ * replica kept the XR is marked not ready.
  */
 function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<typeof condition>, event?: ReturnType<typeof warning>): ComposeResult {
   result.resources = keepObserved(req.observed);
@@ -254,6 +255,8 @@ function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<
     })
     .sort((x, y) => (x.candidate.cluster < y.candidate.cluster ? -1 : x.candidate.cluster > y.candidate.cluster ? 1 : x.candidate.index - y.candidate.index));
   result.status = deploymentStatus(kept);
+  // With nothing kept the XR would otherwise be trivially Ready (no children).
+  if (kept.length === 0) result.ready = false;
   result.conditions.push(scheduled);
   result.conditions.push(readyCondition(kept.filter((k) => k.ready).length, kept.length));
   if (event) result.results.push(event);

@@ -134,11 +134,12 @@ const cases: Case[] = [
   },
   {
     name: 'zero-clusters',
-    reason: 'NoClusters and its Warning; status and ReplicasReady describe the (no) kept children (README item 2)',
+    reason: 'NoClusters and its Warning; status and ReplicasReady describe the (no) kept children (README item 2), XR not ready',
     req: () => withFleet(dep(), []),
     want: {
       resources: {},
       status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      ready: false,
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'NoClusters' },
         { type: 'ReplicasReady', status: 'False', reason: 'NoReplicasScheduled' },
@@ -258,6 +259,7 @@ const cases: Case[] = [
     want: {
       resources: {},
       status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      ready: false,
       conditions: [
         { type: 'ModelCacheResolved', status: 'True', reason: 'ModelCacheResolved' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'NoClusters' },
