@@ -134,7 +134,10 @@ describe('plan: bad input and unplaceable deployments', () => {
     expect(huge?.scheduledReplicas).toBeLessThan(5);
     const why = huge?.conditions.find((c) => c.type === 'ReplicasScheduled');
     expect(why?.status).toBe('False');
-    expect(why?.message).toBe('TODO');
+    expect(huge?.scheduledReplicas).toBe(1);
+    expect(why?.message).toBe(
+      '1 of 5 replicas scheduled; 3 clusters: 2 no pool matches engine "big" (gpu: no device satisfies selectors[0]), 1 insufficient nodes in pool gpu-l40s (needs 1, 0 free)',
+    );
   });
 
   it('is deterministic: the same inputs give the same report', async () => {
