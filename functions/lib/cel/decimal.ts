@@ -10,7 +10,7 @@
  */
 
 /** Largest number of decimal digits an aligned intermediate may have. */
-export const MAX_DIGITS = 100_000;
+export const MAX_DIGITS = 1_000_000;
 
 /** An exact decimal number. Instances are immutable. */
 export class Dec {

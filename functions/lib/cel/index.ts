@@ -21,7 +21,7 @@
  *   durations, ext.Strings `format`, the URL/IP/CIDR/Format/Authz libraries;
  * - syntax error wording is ANTLR-like, not verbatim;
  * - inputs so large that Kubernetes would compute for minutes (quantities
- *   with exponents beyond ±100,000, expressions nested thousands deep) are
+ *   with exponents beyond ±1,000,000, expressions nested thousands deep) are
  *   errors here.
  */
 import { caretSnippet, type Expr, lineColumn, type ParsedAst } from './ast.js';

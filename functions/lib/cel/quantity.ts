@@ -16,7 +16,7 @@
  * No floating point is used except in `asApproximateFloat`, which reproduces
  * Go's `base * math.Pow10(exponent)`.
  *
- * Divergence: none in behaviour; decimals wider than 100,000 digits throw a
+ * Divergence: none in behaviour; decimals wider than 1,000,000 digits throw a
  * RangeError (see decimal.ts).
  */
 import { Dec, parseDec } from './decimal.js';
