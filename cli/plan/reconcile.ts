@@ -77,7 +77,6 @@ export async function reconcileXR(
   if (!xr) return { changed: false };
   const uid = xr.metadata!.uid!;
   const observed = store.controlledBy(uid);
-  const pool = store.all();
   const inputs: ReconcileInputs = {
     xr: store.modRevision(key),
     children: new Map(observed.map((o) => [keyOf(o), store.modRevision(keyOf(o))])),
@@ -90,8 +89,9 @@ export async function reconcileXR(
         xr,
         composition,
         observed,
-        required: pool,
-        credentials: pool.filter((o) => o.kind === 'Secret' && o.apiVersion === 'v1'),
+        required: [],
+        resolve: (sel) => store.resolve(sel),
+        credentials: store.ofKind('', 'Secret'),
         context: {},
         computeTag: false,
       },
@@ -127,7 +127,7 @@ export async function reconcileXR(
     }
     if (existing?.['status'] !== undefined) next['status'] = existing['status'];
     if (existing?.metadata?.uid) next.metadata = { ...next.metadata, uid: existing.metadata.uid };
-    if (!existing || JSON.stringify(existing) !== JSON.stringify(next)) {
+    if (!existing || store.jsonOf(k) !== JSON.stringify(next)) {
       store.put(next);
       changed = true;
     }

@@ -39,6 +39,10 @@ export function controllerUid(obj: KubeObject): string | undefined {
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
   private readonly byUid = new Map<string, string>();
+  /** `group/kind` → keys of its objects. */
+  private readonly byKind = new Map<string, Set<string>>();
+  /** Key → the object's JSON, computed on first use (objects are frozen, so it never goes stale). */
+  private readonly json = new Map<string, string>();
   /** Controller UID → keys of the objects it controls. */
   private readonly children = new Map<string, Set<string>>();
   private sorted: string[] | undefined;
@@ -66,6 +70,11 @@ export class ObjectStore {
     else this.sorted = undefined;
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
     deepFreeze(copy);
+    this.json.delete(key);
+    const gk = `${groupOf(copy.apiVersion)}/${copy.kind}`;
+    const kindSet = this.byKind.get(gk) ?? new Set<string>();
+    kindSet.add(key);
+    this.byKind.set(gk, kindSet);
     this.objects.set(key, copy);
     this.byUid.set(copy.metadata.uid, key);
     const owner = controllerUid(copy);
@@ -101,6 +110,8 @@ export class ObjectStore {
     const obj = this.objects.get(key);
     if (!obj) return [];
     this.objects.delete(key);
+    this.json.delete(key);
+    this.byKind.get(`${groupOf(obj.apiVersion)}/${obj.kind}`)?.delete(key);
     this.revision++;
     this.modRevs.delete(key);
     this.kindRevs.set(`${groupOf(obj.apiVersion)}/${obj.kind}`, this.revision);
@@ -116,6 +127,49 @@ export class ObjectStore {
   private unindex(key: string, obj: KubeObject): void {
     const owner = controllerUid(obj);
     if (owner) this.children.get(owner)?.delete(key);
+  }
+
+  /** The stored object's JSON (cached), for cheap change detection. */
+  jsonOf(key: string): string | undefined {
+    let j = this.json.get(key);
+    if (j === undefined) {
+      const o = this.objects.get(key);
+      if (!o) return undefined;
+      j = JSON.stringify(o);
+      this.json.set(key, j);
+    }
+    return j;
+  }
+
+  /** Objects of one `group/kind`, sorted by key. */
+  ofKind(group: string, kind: string): KubeObject[] {
+    return [...(this.byKind.get(`${group}/${kind}`) ?? [])].sort().map((k) => this.objects.get(k)!);
+  }
+
+  /**
+   * Resolves a required-resource selector as Crossplane does against the API
+   * server: by name at (namespace, name), none meaning cluster-scoped; by
+   * labels (or none) across the kind, in the namespace when one is given.
+   * Sorted by namespace/name.
+   */
+  resolve(sel: {
+    apiVersion: string;
+    kind: string;
+    matchName?: string | undefined;
+    namespace?: string | undefined;
+    matchLabels?: { labels: Record<string, string> } | undefined;
+  }): KubeObject[] {
+    const group = groupOf(sel.apiVersion);
+    if (sel.matchName !== undefined) {
+      const o = this.objects.get(`${group}/${sel.kind}/${sel.namespace ?? ''}/${sel.matchName}`);
+      return o && o.apiVersion === sel.apiVersion ? [o] : [];
+    }
+    const labels = Object.entries(sel.matchLabels?.labels ?? {});
+    return this.ofKind(group, sel.kind).filter(
+      (o) =>
+        (!sel.namespace || o.metadata?.namespace === sel.namespace) &&
+        labels.every(([k, v]) => o.metadata?.labels?.[k] === v),
+    );
   }
 
   /** Every object, sorted by key. */

@@ -46,6 +46,11 @@ export interface RenderInputs {
   observed: KubeObject[];
   /** Resources available to requirements. */
   required: KubeObject[];
+  /**
+   * Resolves a selector instead of scanning `required` (an indexed store, as
+   * `modelplane plan` has). Must follow {@link resolveSelector}'s semantics.
+   */
+  resolve?: (sel: ResourceSelector) => KubeObject[];
   /** Secrets for step credentials (only `data` is read, base64). */
   credentials: KubeObject[];
   /** Context seeded into the first step. */
@@ -272,6 +277,8 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
     }
   }
 
+  const resolve = inputs.resolve ?? ((sel: ResourceSelector) => resolveSelector(sel, inputs.required));
+  const items = (sel: ResourceSelector) => ({ items: resolve(sel).map((o) => ({ resource: o, connectionDetails: {}, ready: 0 })) });
   let desired: RunFunctionRequest['desired'] = { composite: undefined, resources: {} };
   let context: JsonObject = structuredClone(inputs.context);
   const conditions: Condition[] = [];
@@ -289,7 +296,7 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
         ...(r.matchLabels !== undefined ? { matchLabels: { labels: r.matchLabels } } : {}),
         ...(r.namespace !== undefined ? { namespace: r.namespace } : {}),
       };
-      bootstrap[r.requirementName] = { items: resolveSelector(sel, inputs.required).map((o) => ({ resource: o, connectionDetails: {}, ready: 0 })) };
+      bootstrap[r.requirementName] = items(sel);
     }
     const req: RunFunctionRequest = RunFunctionRequest.fromPartial({
       observed: { composite: { resource: xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources: observedByName },
@@ -317,11 +324,11 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
       previous = rsp.requirements;
       const required = { ...bootstrap };
       for (const [name, sel] of Object.entries(rsp.requirements?.resources ?? {})) {
-        required[name] = { items: resolveSelector(sel, inputs.required).map((o) => ({ resource: o, connectionDetails: {}, ready: 0 })) };
+        required[name] = items(sel);
       }
       const extra: RunFunctionRequest['extraResources'] = {};
       for (const [name, sel] of Object.entries(rsp.requirements?.extraResources ?? {})) {
-        extra[name] = { items: resolveSelector(sel, inputs.required).map((o) => ({ resource: o, connectionDetails: {}, ready: 0 })) };
+        extra[name] = items(sel);
       }
       req.requiredResources = required;
       req.extraResources = extra;
