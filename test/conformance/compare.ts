@@ -16,10 +16,16 @@ export interface Allowed {
   variant: string;
   /** Document kind, or `*`. */
   kind: string;
-  /** Dot path of the field removed from both sides before comparing (`status.foo`, `metadata.annotations.a\.b/c`). */
+  /**
+   * Dot path of the field removed from both sides before comparing
+   * (`status.foo`, `metadata.annotations.a\.b/c`), or `(order)`: documents of
+   * this kind are compared as a sorted set instead of in order.
+   */
   path: string;
   reason: string;
 }
+
+const ORDER = '(order)';
 
 export const ALLOW_LIST_FILE = join(ROOT, 'test/conformance/allow-list.yaml');
 
@@ -71,11 +77,19 @@ export function applyAllowList(stream: string, allowed: Allowed[]): string {
   const docs = parseAllDocuments(stream)
     .map((d) => d.toJS() as unknown)
     .filter((d) => d !== null && d !== undefined);
+  const kindOf = (d: unknown) => String((d as Record<string, unknown>).kind ?? '');
   for (const doc of docs) {
-    const kind = String((doc as Record<string, unknown>).kind ?? '');
-    for (const a of allowed) if (matches(a.kind, kind)) deletePath(doc, splitPath(a.path));
+    for (const a of allowed) if (a.path !== ORDER && matches(a.kind, kindOf(doc))) deletePath(doc, splitPath(a.path));
   }
-  return docs.map((d) => `---\n${stringify(d, { sortMapEntries: true, lineWidth: 0 })}`).join('');
+  const text = docs.map((d) => `---\n${stringify(d, { sortMapEntries: true, lineWidth: 0 })}`);
+  // Unordered kinds: their documents keep their slots, filled in sorted order.
+  const unordered = allowed.filter((a) => a.path === ORDER);
+  const slots = docs.map((d, i) => (unordered.some((a) => matches(a.kind, kindOf(d))) ? i : -1)).filter((i) => i >= 0);
+  const sorted = slots.map((i) => text[i]!).sort();
+  slots.forEach((slot, k) => {
+    text[slot] = sorted[k]!;
+  });
+  return text.join('');
 }
 
 export interface Comparison {

@@ -45,6 +45,15 @@ describe('conformance comparison', () => {
     expect(compareStreams(real, ours, { example: 'other', variant: 'default', allowed }).equal).toBe(false);
     expect(applyAllowList(real, allowed)).toBe('---\nkind: XR\nmessage: a\n---\nkind: Result\n');
   });
+
+  it('an (order) entry compares the documents of its kind as a set, in their slots', () => {
+    const allowed: Allowed[] = [{ example: '*', variant: '*', kind: 'Result', path: '(order)', reason: 'test' }];
+    const real = '---\nkind: XR\n---\nkind: Result\nm: b\n---\nkind: Result\nm: a\n---\nkind: Context\n';
+    const ours = '---\nkind: XR\n---\nkind: Result\nm: a\n---\nkind: Result\nm: b\n---\nkind: Context\n';
+    expect(compareStreams(real, ours, { example: 'x', variant: 'full', allowed }).equal).toBe(true);
+    const missing = '---\nkind: XR\n---\nkind: Result\nm: a\n---\nkind: Context\n';
+    expect(compareStreams(real, missing, { example: 'x', variant: 'full', allowed }).equal).toBe(false);
+  });
 });
 
 describe.skipIf(!available)('a deliberately broken example fails render conformance with a readable diff', () => {
