@@ -96,7 +96,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   return composeWith(req, celMatcher);
 }
 
-/** The function core over any {@link DeviceMatcher} (tests use a stub). */
+/** The function core over any {@link DeviceMatcher} (tests pass one that counts CEL evaluations). */
 export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): ComposeResult {
   const result = emptyResult();
   const read = readDeployment(req.composite);
