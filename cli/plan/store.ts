@@ -56,9 +56,13 @@ export class ObjectStore {
   /** @param isClusterScoped tells whether a (group, kind) is cluster-scoped. */
   constructor(private readonly isClusterScoped: (group: string, kind: string) => boolean) {}
 
-  /** Normalises scope and UID, then inserts or replaces the object whole. Returns the stored copy. */
+  /**
+   * Normalises scope and UID, then inserts or replaces the object whole and
+   * freezes it. Returns the stored object. The caller hands the object over:
+   * it must not change it (or anything under it) afterwards.
+   */
   put(obj: KubeObject): KubeObject {
-    const copy = structuredClone(obj);
+    const copy: KubeObject = { ...obj };
     copy.metadata = { ...(copy.metadata ?? {}) };
     if (this.isClusterScoped(groupOf(copy.apiVersion), copy.kind)) delete copy.metadata.namespace;
     const key = keyOf(copy);

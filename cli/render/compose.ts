@@ -43,7 +43,8 @@ export function postProcess(input: PostProcessInput): { xr: KubeObject; composed
 
   for (const key of Object.keys(resources).sort()) {
     const entry = resources[key]!;
-    const obj = structuredClone((entry.resource ?? {}) as KubeObject);
+    // Only metadata is rewritten: a shallow copy keeps the function's object intact.
+    const obj = { ...((entry.resource ?? {}) as KubeObject) };
     const meta = { ...(obj.metadata ?? {}) };
     const observedMeta = (observedByName[key]?.resource as KubeObject | undefined)?.metadata;
     if (observedMeta) {
@@ -65,7 +66,7 @@ export function postProcess(input: PostProcessInput): { xr: KubeObject; composed
     readiness[key] = entry.ready === Ready.READY_TRUE;
   }
 
-  const status: JsonObject = structuredClone(((desired?.composite?.resource ?? {}) as JsonObject)['status'] ?? {}) as JsonObject;
+  const status: JsonObject = { ...((((desired?.composite?.resource ?? {}) as JsonObject)['status'] ?? {}) as JsonObject) };
   const conditions: JsonObject[] = input.conditions.map(stampCondition);
   if (input.fatal !== undefined) {
     conditions.push(stampCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message: input.fatal }));

@@ -233,7 +233,7 @@ const SYSTEM_CONDITIONS = new Set(['Ready', 'Synced', 'Healthy', 'UpToDate', 'Re
 
 /** Prepares the XR as render does: UID, resourceVersion 999, composite label, compositionRef, resourceRefs. */
 export function prepareXR(xr: KubeObject, composition: KubeObject, observed: readonly KubeObject[]): KubeObject {
-  const out = structuredClone(xr);
+  const out = { ...xr };
   out.metadata = { ...(out.metadata ?? {}) };
   out.metadata.uid ??= deterministicUid(xr);
   out.metadata['resourceVersion'] = '999';
@@ -266,7 +266,7 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
     if (!key) {
       throw new UserError(`observed resource ${o.kind}/${o.metadata?.name ?? '?'} has no ${RESOURCE_NAME_ANNOTATION} annotation`);
     }
-    observedByName[key] = { resource: structuredClone(o), connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
+    observedByName[key] = { resource: o, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
   }
   const xr = prepareXR(inputs.xr, inputs.composition, inputs.observed);
   const uid = xr.metadata!.uid!;
