@@ -1,12 +1,12 @@
 /**
- * The `modelplane` command line: render, serve (and, as they land, selector
- * and plan). Bad input prints one line `modelplane <command>: <message>` and
+ * The `modelplane` command line: plan, render, serve, selector. Bad input prints one line `modelplane <command>: <message>` and
  * exits 1; no stack trace reaches the user.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from './load.js';
 import { runPlan } from './plan.js';
 import { runRender } from './render.js';
+import { runSelector } from './selector.js';
 import { runServe } from './serve.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -70,6 +70,20 @@ program
       process.exitCode = await runPlan(paths, flags);
     } catch (err) {
       fail('plan', err);
+    }
+  });
+
+program
+  .command('selector')
+  .description('does this DRA CEL selector match the devices of these InferenceClasses?')
+  .argument('<expression>', 'a CEL expression over `device`, as in a ResourceClaim')
+  .requiredOption('--class <file...>', 'files with InferenceClass manifests')
+  .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
+  .action(async (expression: string, opts: { class: string[]; output: 'text' | 'json' }) => {
+    try {
+      process.exitCode = await runSelector(expression, opts);
+    } catch (err) {
+      fail('selector', err);
     }
   });
 
