@@ -612,10 +612,37 @@ function traversalCost(v: CelValue): number {
 
 const ceil = (x: number): number => Math.ceil(x);
 
-/** The runtime cost of one call (CostTracker.costCall with the Kubernetes estimator). */
-export function runtimeCallCost(fn: string, id: string, args: readonly CelValue[], result: CelValue): number {
+const SIZE_COSTED_FUNCTIONS = new Set([
+  'isSorted', 'sum', 'max', 'min', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'substring', 'trim', 'replace', 'split',
+  'join', 'find', 'findAll', 'quantity', 'isQuantity', 'semver', 'isSemver', '_==_', '_!=_',
+]);
+const SIZE_COSTED_OVERLOADS = new Set([
+  'list_sets_contains_list', 'list_sets_intersects_list', 'list_sets_equivalent_list', 'starts_with_string', 'ends_with_string',
+  'string_to_bytes', 'bytes_to_string', 'strings_quote', 'in_list', 'less_string', 'greater_string', 'less_equals_string',
+  'greater_equals_string', 'less_bytes', 'greater_bytes', 'less_equals_bytes', 'greater_equals_bytes', 'equals', 'not_equals',
+  'add_string', 'add_bytes', 'matches_string', 'contains_string',
+]);
+
+/** True when every call of this function costs 1 at run time, whatever its arguments. */
+export function hasUnitCallCost(fn: string, overloadIds: readonly string[]): boolean {
+  return !SIZE_COSTED_FUNCTIONS.has(fn) && !overloadIds.some((id) => SIZE_COSTED_OVERLOADS.has(id));
+}
+
+/** Computes the runtime cost of one call from its arguments and result. */
+export type CallCost = (args: readonly CelValue[], result: CelValue) => number;
+
+const unit: CallCost = () => 1;
+const stringTraversal0: CallCost = (a) => ceil(actualSize(a[0]!) * STRING_TRAVERSAL);
+const regexCost: CallCost = (a) => ceil((1 + actualSize(a[0]!)) * STRING_TRAVERSAL) * ceil(actualSize(a[1]!) * REGEX_LENGTH);
+const smallerSize: CallCost = (a) => ceil(Math.min(actualSize(a[0]!), actualSize(a[1]!)) * STRING_TRAVERSAL);
+
+/**
+ * The runtime cost function of a call site (CostTracker.costCall with the
+ * Kubernetes estimator), chosen once by function name and overload id.
+ */
+export function callCost(fn: string, id: string): CallCost {
   const setsFactor = { list_sets_contains_list: 1, list_sets_intersects_list: 1, list_sets_equivalent_list: 2 }[id];
-  if (setsFactor !== undefined) return 1 + Math.trunc(actualSize(args[0]!) * actualSize(args[1]!) * setsFactor);
+  if (setsFactor !== undefined) return (a) => 1 + Math.trunc(actualSize(a[0]!) * actualSize(a[1]!) * setsFactor);
   switch (fn) {
     case 'isSorted':
     case 'sum':
@@ -623,25 +650,24 @@ export function runtimeCallCost(fn: string, id: string, args: readonly CelValue[
     case 'min':
     case 'indexOf':
     case 'lastIndexOf':
-      return args.length > 0 ? traversalCost(args[0]!) : 0;
+      return (a) => (a.length > 0 ? traversalCost(a[0]!) : 0);
     case 'lowerAscii':
     case 'upperAscii':
     case 'substring':
     case 'trim':
-      return ceil(actualSize(args[0]!) * STRING_TRAVERSAL);
-    case 'replace':
-    case 'split':
-      return ceil(actualSize(args[0]!) * 2 * STRING_TRAVERSAL);
-    case 'join':
-      return ceil(actualSize(result) * 2 * STRING_TRAVERSAL);
-    case 'find':
-    case 'findAll':
-      return ceil((1 + actualSize(args[0]!)) * STRING_TRAVERSAL) * ceil(actualSize(args[1]!) * REGEX_LENGTH);
     case 'quantity':
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
-      return ceil(actualSize(args[0]!) * STRING_TRAVERSAL);
+      return stringTraversal0;
+    case 'replace':
+    case 'split':
+      return (a) => ceil(actualSize(a[0]!) * 2 * STRING_TRAVERSAL);
+    case 'join':
+      return (_a, r) => ceil(actualSize(r) * 2 * STRING_TRAVERSAL);
+    case 'find':
+    case 'findAll':
+      return regexCost;
     case 'sign':
     case 'asInteger':
     case 'isInteger':
@@ -654,9 +680,9 @@ export function runtimeCallCost(fn: string, id: string, args: readonly CelValue[
     case 'major':
     case 'minor':
     case 'patch':
-      return 1;
+      return unit;
     case '_==_':
-      if (args[0] instanceof Quantity || args[0] instanceof Semver) return 1;
+      return (a) => (a[0] instanceof Quantity || a[0] instanceof Semver ? 1 : smallerSize(a, null));
   }
   switch (id) {
     case 'starts_with_string':
@@ -664,9 +690,9 @@ export function runtimeCallCost(fn: string, id: string, args: readonly CelValue[
     case 'string_to_bytes':
     case 'bytes_to_string':
     case 'strings_quote':
-      return ceil(actualSize(args[0]!) * STRING_TRAVERSAL);
+      return stringTraversal0;
     case 'in_list':
-      return actualSize(args[1]!);
+      return (a) => actualSize(a[1]!);
     case 'less_string':
     case 'greater_string':
     case 'less_equals_string':
@@ -677,15 +703,14 @@ export function runtimeCallCost(fn: string, id: string, args: readonly CelValue[
     case 'greater_equals_bytes':
     case 'equals':
     case 'not_equals':
-      return ceil(Math.min(actualSize(args[0]!), actualSize(args[1]!)) * STRING_TRAVERSAL);
+      return smallerSize;
     case 'add_string':
     case 'add_bytes':
-      return ceil((actualSize(args[0]!) + actualSize(args[1]!)) * STRING_TRAVERSAL);
+      return (a) => ceil((actualSize(a[0]!) + actualSize(a[1]!)) * STRING_TRAVERSAL);
     case 'matches_string':
-      return ceil((1 + actualSize(args[0]!)) * STRING_TRAVERSAL) * ceil(actualSize(args[1]!) * REGEX_LENGTH);
+      return regexCost;
     case 'contains_string':
-      return ceil(actualSize(args[0]!) * STRING_TRAVERSAL) * ceil(actualSize(args[1]!) * STRING_TRAVERSAL);
+      return (a) => ceil(actualSize(a[0]!) * STRING_TRAVERSAL) * ceil(actualSize(a[1]!) * STRING_TRAVERSAL);
   }
-  return 1;
+  return unit;
 }
-

@@ -39,7 +39,11 @@ export class Dec {
     const sb = other.sign();
     if (sa !== sb) return sa < sb ? -1 : 1;
     if (sa === 0) return 0;
-    // Same sign: compare magnitudes by adjusted exponent first.
+    if (Math.abs(this.scale - other.scale) <= 40) {
+      const [a, b] = align(this, other);
+      return a === b ? 0 : a < b ? -1 : 1;
+    }
+    // Same sign, far-apart scales: compare magnitudes by adjusted exponent first.
     const ea = digits(this.unscaled) - this.scale;
     const eb = digits(other.unscaled) - other.scale;
     if (ea !== eb) return (ea < eb ? -1 : 1) * sa;
@@ -79,8 +83,12 @@ export class Dec {
   }
 }
 
+const SMALL_POWERS = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i));
+
 /** 10^n as bigint, n >= 0, bounded by MAX_DIGITS. */
 export function pow10(n: number): bigint {
+  const small = SMALL_POWERS[n];
+  if (small !== undefined) return small;
   if (n > MAX_DIGITS) throw new RangeError(`decimal too large: 10^${n}`);
   return 10n ** BigInt(n);
 }

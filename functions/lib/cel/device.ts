@@ -47,8 +47,8 @@ export interface CelDevice {
   readonly kind: 'CelDevice';
   /** The `device` map. */
   readonly value: CelMap;
-  /** Every capacity quantity with its map and original, to undo in-evaluation changes. */
-  readonly quantities: readonly { readonly map: CelMap; readonly key: string; readonly original: Quantity }[];
+  /** Every capacity quantity: its map, key, pristine original and the copy CEL currently sees. */
+  readonly quantities: readonly { readonly map: CelMap; readonly key: string; readonly original: Quantity; current: Quantity }[];
 }
 
 /** Why a device cannot be evaluated. */
@@ -100,15 +100,16 @@ export function toCelDevice(device: InferenceClassDevice): CelDevice | DeviceErr
     if (m.has(id)) return { kind: 'DeviceError', message: `attribute ${name}: duplicate name ${domain}/${id}` };
     m.insert(id, r.value);
   }
-  const quantities: { map: CelMap; key: string; original: Quantity }[] = [];
+  const quantities: { map: CelMap; key: string; original: Quantity; current: Quantity }[] = [];
   for (const [name, c] of Object.entries(device.capacity ?? {})) {
     const q = parseQuantityOrError(c?.value ?? '');
     if (typeof q === 'string') return { kind: 'DeviceError', message: `capacity ${name}: ${q}` };
     const [domain, id] = splitQualifiedName(name, driver);
     const m = inner(capacity, domain);
     if (m.has(id)) return { kind: 'DeviceError', message: `capacity ${name}: duplicate name ${domain}/${id}` };
-    m.insert(id, q.clone());
-    quantities.push({ map: m, key: id, original: q });
+    const current = q.clone();
+    m.insert(id, current);
+    quantities.push({ map: m, key: id, original: q, current });
   }
   const value = CelMap.from([
     ['driver', driver],
@@ -120,8 +121,10 @@ export function toCelDevice(device: InferenceClassDevice): CelDevice | DeviceErr
 
 /** Puts back an original quantity wherever an evaluation changed one (see Quantity.touched). */
 export function restoreQuantities(device: CelDevice): void {
-  for (const { map, key, original } of device.quantities) {
-    const current = map.find(key);
-    if (current !== undefined && (current as Quantity).touched) map.replace(key, original.clone());
+  for (const q of device.quantities) {
+    if (q.current.touched) {
+      q.current = q.original.clone();
+      q.map.replace(q.key, q.current);
+    }
   }
 }

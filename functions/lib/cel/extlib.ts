@@ -214,17 +214,36 @@ function indexOfList(l: readonly CelValue[], v: CelValue, last: boolean): bigint
 const q = (v: CelValue | undefined): Quantity => (v instanceof Quantity ? v : err('no such overload'));
 const sv = (v: CelValue | undefined): Semver => (v instanceof Semver ? v : err('no such overload'));
 
+/** Parsed quantities and versions by source text (selectors parse the same literals on every evaluation). */
+const parsedQuantities = new Map<string, Quantity | string>();
+const parsedSemvers = new Map<string, Semver | string>();
+const PARSE_CACHE_LIMIT = 10_000;
+
+function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let v = cache.get(key);
+  if (v === undefined) {
+    if (cache.size >= PARSE_CACHE_LIMIT) cache.clear();
+    v = make();
+    cache.set(key, v);
+  }
+  return v;
+}
+
+/** `quantity(s)`: a fresh copy of the cached parse (CEL may change a quantity in place, see Quantity). */
 function quantity(str: string): Quantity {
-  const r = parseQuantityOrError(str);
-  return typeof r === 'string' ? err(r) : r;
+  const r = remember(parsedQuantities, str, () => parseQuantityOrError(str));
+  return typeof r === 'string' ? err(r) : r.clone();
 }
 
 function semver(str: string, normalize: boolean): Semver {
-  try {
-    return normalize ? parseSemverNormalized(str) : parseSemver(str);
-  } catch (e) {
-    return err(e instanceof Error ? e.message : String(e));
-  }
+  const r = remember(parsedSemvers, normalize ? `n:${str}` : `s:${str}`, () => {
+    try {
+      return normalize ? parseSemverNormalized(str) : parseSemver(str);
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  });
+  return typeof r === 'string' ? err(r) : r;
 }
 
 const comparable: [string, CelType][] = [
@@ -299,7 +318,7 @@ export const EXTENSIONS: readonly FunctionDecl[] = [
   ]),
   // Kubernetes quantity library.
   fn('quantity', [global('string_to_quantity', [STRING], QUANTITY, (a) => quantity(s(a[0])))]),
-  fn('isQuantity', [global('is_quantity_string', [STRING], BOOL, (a) => typeof parseQuantityOrError(s(a[0])) !== 'string')]),
+  fn('isQuantity', [global('is_quantity_string', [STRING], BOOL, (a) => typeof remember(parsedQuantities, s(a[0]), () => parseQuantityOrError(s(a[0]))) !== 'string')]),
   fn('sign', [global('quantity_sign', [QUANTITY], INT, (a) => BigInt(q(a[0]).sign()))]),
   fn('isGreaterThan', [
     member('quantity_is_greater_than', [QUANTITY, QUANTITY], BOOL, (a) => q(a[0]).celCmp(q(a[1])) === 1),

@@ -34,7 +34,7 @@ import type { FunctionDecl } from './library.js';
 import { parse, CelSyntaxError } from './parser.js';
 import { STANDARD, TYPE_IDENTS } from './stdlib.js';
 import { type CelType, DRA_DEVICE, formatType } from './types.js';
-import { CelError } from './values.js';
+import { CelError, type CelValue } from './values.js';
 
 export type { CelDevice, DeviceError, InferenceClassDevice } from './device.js';
 export { splitQualifiedName, toCelDevice } from './device.js';
@@ -211,7 +211,7 @@ export function matchDevice(compiled: CompiledSelector, device: InferenceClassDe
   const d = prepareDevice(device);
   if (d.kind === 'DeviceError') return { matched: false, error: d.message };
   const { root, slots } = compiled.program;
-  const vars = new Array(slots);
+  const vars: CelValue[] = new Array(slots);
   vars[0] = d.value;
   const state: EvalState = { vars, cost: 0, limit: MAX_SELECTOR_COST };
   try {

@@ -17,7 +17,7 @@
  */
 import { ACCUMULATOR, type Expr } from './ast.js';
 import type { CheckedAst } from './checker.js';
-import { runtimeCallCost } from './cost.js';
+import { callCost, hasUnitCallCost } from './cost.js';
 import { dispatch, type FunctionDecl, matchesRuntime, type Overload } from './library.js';
 import { optIndex, TYPE_IDENTS } from './stdlib.js';
 import type { CelType } from './types.js';
@@ -283,9 +283,31 @@ class Planner {
         throw new PlanError(err instanceof Error ? err.message : String(err), e.id);
       }
     }
+    if (hasUnitCallCost(fnName, overloads.map((o) => o.id))) {
+      if (args.length === 1) {
+        return (s) => {
+          const v = call([a0!(s)]);
+          s.cost++;
+          return v;
+        };
+      }
+      if (args.length === 2) {
+        return (s) => {
+          const v = call([a0!(s), a1!(s)]);
+          s.cost++;
+          return v;
+        };
+      }
+      return (s) => {
+        const v = call(args.map((a) => a(s)));
+        s.cost++;
+        return v;
+      };
+    }
+    const cost = callCost(fnName, overloadId);
     const costed = (vals: CelValue[], s: EvalState): CelValue => {
       const r = call(vals);
-      s.cost += runtimeCallCost(fnName, overloadId, vals, r);
+      s.cost += cost(vals, r);
       return r;
     };
     if (args.length === 1) return (s) => costed([a0!(s)], s);

@@ -37,9 +37,17 @@ export type CelValue =
   | CelTypeValue
   | CelError;
 
-/** An evaluation error. Thrown by strict operations, held as a value by non-strict ones. */
-export class CelError extends Error {
-  override readonly name = 'CelError';
+/**
+ * An evaluation error. Thrown by strict operations, held as a value by
+ * non-strict ones. Errors are frequent and expected in selector evaluation
+ * (a device without the attribute), so no stack trace is captured.
+ */
+export class CelError {
+  readonly name = 'CelError';
+  constructor(readonly message: string) {}
+  toString(): string {
+    return this.message;
+  }
 }
 
 /** A CEL uint (0 … 2^64-1). */
