@@ -59,6 +59,7 @@ export default async function (): Promise<void> {
   out.push(`selector evaluations (pre-compiled, ${devs.length} devices, median of ${RUNS} runs of ${EVALS_PER_RUN.toLocaleString('en')}):`);
   for (const [name, source] of Object.entries(SELECTORS)) {
     const c = compiled(source);
+    const matching = devs.filter((d) => matchDevice(c, d).matched).length;
     let matched = 0;
     for (let i = 0; i < 20_000; i++) if (matchDevice(c, devs[i & 63]!).matched) matched++;
     const rates: number[] = [];
@@ -68,7 +69,11 @@ export default async function (): Promise<void> {
       rates.push(EVALS_PER_RUN / ((performance.now() - t) / 1000));
     }
     const rate = median(rates);
-    out.push(`  ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en').padStart(10)} /s  (${(1e6 / rate).toFixed(2)} µs each; target >= 400,000/s: ${rate >= 400_000 ? 'met' : 'MISSED'})`);
+    const expected = (20_000 + RUNS * EVALS_PER_RUN) * (matching / devs.length);
+    if (Math.abs(matched - expected) > devs.length * (RUNS + 1)) throw new Error(`${name}: inconsistent results`);
+    out.push(
+      `  ${name.padEnd(22)} ${Math.round(rate).toLocaleString('en').padStart(10)} /s  (${(1e6 / rate).toFixed(2)} µs each; matches ${matching}/${devs.length}; target >= 400,000/s: ${rate >= 400_000 ? 'met' : 'MISSED'})`,
+    );
   }
   out.push(`compile (cache bypassed, median of ${RUNS} runs of ${COMPILES_PER_RUN}):`);
   for (const [name, source] of Object.entries(SELECTORS)) {
