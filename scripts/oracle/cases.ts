@@ -355,3 +355,42 @@ export function limitQuestions(): CelQuestion[] {
     device: 'h200',
   }));
 }
+
+/** Lexical and syntactic corners: precedence, literals, escapes, trailing commas, reserved words. */
+export function syntaxQuestions(): CelQuestion[] {
+  const exprs = [
+    '!true == false', '-1 < 2', '1 - -1 == 2', '1--1 == 2', 'true ? false : true ? true : false', 'false ? 1 : 2 == 2',
+    '1 in [1] == true', '2 * 3 + 4 == 10', '2 + 3 * 4 == 14', '10 - 2 - 3 == 5', '100 / 10 / 5 == 2', '7 % 4 % 2 == 1',
+    '1 < 2 == true', '1 < 2 < 3', '!!!false', '- - 1 == 1', '-(1) == -1', '-0.0 == 0.0', '- 9223372036854775808 < 0',
+    '[1, 2, ] == [1, 2]', '{"a": 1, } == {"a": 1}', 'size([1,],) == 1', 'f(1,)', '[,]', '{,}', '(true)', '((((true))))',
+    '1.0e', '1e', '.e5 == 0.0', '1..2', '1.e5', '0x', '0xg', '0XF == 15', '0xFFFFFFFFFFFFFFFF == -1', '0x7FFFFFFFFFFFFFFF > 0',
+    '0xFFFFFFFFFFFFFFFFu > 0u', '1U == 1u', '1e-5 > 0.0', '1E+2 == 100.0', '00 == 0', '01 == 1', '1_000 == 1000',
+    '"\\x41" == "A"', '"\\u00e9" == "é"', '"\\U0001F680" == "🚀"', '"\\101" == "A"', '"\\777" == ""', '"\\q" == ""', '"\\ud800" == ""',
+    "'single' == \"single\"", "'''triple ' quote''' == \"triple ' quote\"", '"""a"b""" == "a\\"b"', 'r"\\n".size() == 2', 'R"x" == "x"',
+    'b"abc" == bytes("abc")', 'b"\\xff".size() == 1', 'B"x" == b"x"', 'br"\\x" == b"\\\\x"', 'rb"x" == b"x"', 'b"é".size() == 2',
+    'b"\\u00e9" == b""', '"a" + "b" + "c" == "abc"', '"é" < "ê"', '"a" < "aa"', '"" < "a"', 'b"a" < b"b"', 'true > false', 'false < true',
+    'null == null', 'null != 1', '[] == []', '{} == {}', '[[]] == [[]]', '[1] != [1, 2]', 'in == 1', 'true.x', 'null.x', '1.x',
+    'a.true', 'device.driver.in', 'x', 'X == 1', '_ == 1', '__result__ == 1', 'device.attributes.as', 'let == 1', 'package',
+    'device.driver == "gpu.nvidia.com" /* c */', 'device.driver // c\n == "gpu.nvidia.com"', '\tdevice.driver\n==\r\n"gpu.nvidia.com"',
+    '"a"\n"b"', 'true &&', '&& true', 'true || || false', '(true', 'true)', '[true', '{"a"}', '{"a": }', 'f(', 'device.', 'device..driver',
+    'device[', 'device["driver"]]', '1 ? 2', '1 ? 2 :', 'has()', 'has(device)', 'has(device.driver, 1)', 'has(device["driver"])',
+    'has(device.attributes["x"])', '[1].all(x)', '[1].all(x, y, z, w)', '[1].map(x, y, z, w)', 'cel.bind(1, 2, 3)', 'cel.bind(x, 1)',
+    'x.bind(y, 1, y == 1)', 'cel.bind(x, 1, x) == 1', '[1].exists_one(x, x == 1, true)', '[1, 2].existsOne(x, x == 1)',
+    '[1].optMap(x, x)', 'optional.of(1).optMap(1, 2)', '{"a": 1}.?a.?b.hasValue()', '[1].?x', 'device.?driver.value() == "gpu.nvidia.com"',
+    '1.0 == 1.0', '0.1 + 0.2 == 0.3', '0.1 + 0.2 > 0.3', '1e308 * 10.0 > 1e308', '-1e308 * 10.0 < 0.0', '0.0 / 0.0 == 0.0 / 0.0',
+    'double("nan") != double("nan")', '[double("nan")] == [double("nan")]', 'double("nan") in [double("nan")]', 'int(2.5) == 2',
+    'int(-2.5) == -2', 'uint(2.9) == 2u', 'int(1e19) == 0', 'uint(1.8446744073709552e19) == 0u', 'string(1e-7) == "1e-07"',
+    'string(123456.0) == "123456"', 'string(1234567.0) == "1.234567e+06"', 'string(0.1) == "0.1"', 'string(1.0) == "1"',
+    'string(-1.5e-5) == "-1.5e-05"', 'string(double("inf")) == "+Inf"', 'string(double("-inf")) == "-Inf"', 'double("1_0") == 10.0',
+    'double(".5") == 0.5', 'double("5.") == 5.0', 'double("1e") == 1.0', 'double("+1") == 1.0', 'double(" 1") == 1.0', 'double("Infinity") > 0.0',
+    'int("+5") == 5', 'int("-0") == 0', 'int("0x10") == 16', 'uint("+5") == 5u', 'uint("-0") == 0u', 'bool("TRUE") && bool("1") && !bool("0")',
+    'bool("True") && bool("t") && !bool("f")', 'bool("tRUE")', 'string(bytes("é")) == "é"', 'bytes(b"x") == b"x"', 'type(b"") == bytes',
+    'type(null) == null_type', 'type(1u) == uint', 'type(1.0) == double', 'type([]) == list', 'type({}) == map', 'type(type(1)) == type',
+    'type(true) == bool', 'type(optional.none()) == type(optional.of(1))', 'dyn(1) == dyn(1)', 'dyn([1]) + [2] == [1, 2]',
+    '[1] + dyn([2]) == [1, 2]', 'dyn("a") + "b" == "ab"', 'dyn(1) + 1 == 2', 'dyn(1u) + 1u == 2u', 'dyn(1.5) + 1.5 == 3.0',
+    '"abc"[0] == "a"', '[1, 2, 3][dyn(1)] == 2', '{"a": 1}[dyn("a")] == 1', 'size({"a": 1, "b": 2}) == 2', '{"a": 1}.size() == 1',
+    'size(1)', '"abc".size(1)', 'size()', 'size("a", "b")', '"a".startsWith()', '"a".startsWith(1)', 'dyn("a").startsWith(dyn(1))',
+    'dyn(1).startsWith("a")', 'dyn([1, 2]).exists(x, x == 2)', 'dyn({"a": 1}).exists(k, k == "a")', 'dyn("ab").exists(c, true)',
+  ];
+  return exprs.map((expression, i) => ({ expression, device: i % 2 === 0 ? 'h200' : 'multi' }));
+}

@@ -25,6 +25,7 @@ import {
   SEED_SELECTORS,
   SEMVER_INPUTS,
   semverQuestions,
+  syntaxQuestions,
 } from './cases.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
@@ -61,6 +62,7 @@ export function allCases(): OracleCase[] {
   cel('semver-cel', semverQuestions());
   cel('library', libraryQuestions());
   cel('limits', limitQuestions());
+  cel('syntax', syntaxQuestions());
   const random = randomSelectors(700, 20250601);
   random.forEach((expression, i) => {
     cases.push({ id: `grammar-${i + 1}-a`, kind: 'cel', expression, device: GOOD_DEVICES[i % GOOD_DEVICES.length]! });

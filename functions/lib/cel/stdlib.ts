@@ -201,18 +201,62 @@ export function formatDouble(f: number): string {
   return String(f);
 }
 
-/** strconv.ParseFloat(s, 64) for the forms CEL users write; undefined when Go rejects it. */
+/** strconv underscoreOK: underscores only between digits (or after a base prefix). */
+function underscoreOK(str: string): boolean {
+  let s = str;
+  let saw = '^';
+  let i = 0;
+  if (s[0] === '-' || s[0] === '+') s = s.slice(1);
+  let hex = false;
+  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s[1]!)) {
+    i = 2;
+    saw = '0';
+    hex = s[1] === 'x' || s[1] === 'X';
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= '0' && c <= '9') || (hex && /[a-fA-F]/.test(c))) {
+      saw = '0';
+      continue;
+    }
+    if (c === '_') {
+      if (saw !== '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw === '_') return false;
+    saw = '!';
+  }
+  return saw !== '_';
+}
+
+/**
+ * strconv.ParseFloat(s, 64): decimal (underscores between digits allowed),
+ * hexadecimal with a `p` exponent, inf/infinity/nan; undefined when Go
+ * rejects it or the value overflows.
+ */
 function parseGoFloat(s: string): number | undefined {
   const t = s.replace(/^[+-]/, '');
   if (/^(inf|infinity)$/i.test(t)) return s.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  if (/^nan$/i.test(t)) return Number.NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return undefined;
-  const v = Number(s);
+  if (/^nan$/i.test(s)) return Number.NaN;
+  if (s.includes('_') && !underscoreOK(s)) return undefined;
+  const u = s.replace(/_/g, '');
+  let v: number;
+  const hex = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)$/.exec(u);
+  if (hex) {
+    const [, sign, int = '', frac = '', exp] = hex;
+    if (int.length + frac.length === 0) return undefined;
+    v = Number.parseInt(`${int}${frac}` || '0', 16) * 2 ** (Number(exp) - 4 * frac.length);
+    if (sign === '-') v = -v;
+  } else {
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(u)) return undefined;
+    v = Number(u);
+  }
   return Number.isFinite(v) ? v : undefined;
 }
 
 function parseGoInt(s: string, unsigned: boolean): bigint | undefined {
-  if (!(unsigned ? /^\+?\d+$/ : /^[+-]?\d+$/).test(s)) return undefined;
+  if (!(unsigned ? /^\d+$/ : /^[+-]?\d+$/).test(s)) return undefined;
   const v = BigInt(s.replace(/^\+/, ''));
   if (unsigned) return v <= UINT64_MAX ? v : undefined;
   return v >= INT64_MIN && v <= INT64_MAX ? v : undefined;
