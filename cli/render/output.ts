@@ -1,13 +1,15 @@
 /**
  * Render's output format (crossplane.md §2.4): a YAML stream, every document
- * preceded by `---`, map keys in alphabetical order at every level (Go's JSON
- * serializer sorts them), sequences not indented under their key, and
- * strings that YAML 1.1 would read as another type quoted, as the Kubernetes
- * YAML serializer (go-yaml) writes them.
+ * preceded by `---`, written by {@link goYaml} exactly as the Kubernetes YAML
+ * serializer writes it (checked against the real CLI by test/conformance);
+ * {@link toYaml} approximates the same style for our other files: map keys
+ * in alphabetical order at every level, sequences not indented under their
+ * key, and strings that YAML 1.1 would read as another type quoted.
  */
 import { stringify } from 'yaml';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import type { RenderOutput } from './engine.js';
+import { goYaml } from './goyaml.js';
 import { deepMerge } from './xr.js';
 
 /** One document in render's style, without the leading `---`. */
@@ -58,6 +60,6 @@ export function renderDocuments(out: RenderOutput, opts: FormatOptions = {}): un
 /** The whole YAML stream. */
 export function formatRender(out: RenderOutput, opts: FormatOptions = {}): string {
   return renderDocuments(out, opts)
-    .map((d) => `---\n${toYaml(d)}`)
+    .map((d) => `---\n${goYaml(d)}`)
     .join('');
 }

@@ -119,7 +119,7 @@ describe('modelplane render: a Fatal result', () => {
         'status:',
         '  conditions:',
         '  - lastTransitionTime: "2024-01-01T00:00:00Z"',
-        '    message: "spec.devices[0]: cannot be served"',
+        "    message: 'spec.devices[0]: cannot be served'",
         '    reason: ReconcileError',
         '    status: "False"',
         '    type: Synced',
