@@ -394,3 +394,55 @@ export function syntaxQuestions(): CelQuestion[] {
   ];
   return exprs.map((expression, i) => ({ expression, device: i % 2 === 0 ? 'h200' : 'multi' }));
 }
+
+/** Timestamps and durations: parsing, formatting, arithmetic, getters in zones, limits. */
+export function timeQuestions(): CelQuestion[] {
+  const ts = [
+    '2024-01-01T00:00:00Z', '2024-02-29T23:59:59.999999999Z', '2023-02-29T00:00:00Z', '2024-12-31T23:59:60Z', '0001-01-01T00:00:00Z',
+    '0000-12-31T23:59:59Z', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00', '2024-06-15T12:30:45+05:30',
+    '2024-06-15T12:30:45-08:00', '2024-06-15T3:04:05Z', '2024-06-15T12:30:45,5Z', '2024-06-15T12:30:45.1234567891Z', '2024-06-15T12:30:45+25:00',
+    '2024-06-15T12:30:45+10:99', '2024-06-15 12:30:45Z', '2024-06-15t12:30:45z', '2024-6-15T12:30:45Z', '2024-06-15T12:30Z', '',
+    '2024-06-15T24:00:00Z', '2024-13-01T00:00:00Z', '2024-06-15T12:30:45.Z', '2024-06-15T12:30:45+0530', '2024-06-15T12:30:45.000Z',
+  ];
+  const durs = ['1h', '1.5h', '-2m30s', '300ms', '1us', '1µs', '1μs', '1ns', '0', '-0', '+5s', '1h2m3s4ms5us6ns', '.5s', '5.s', '1', 'h',
+    '1d', '9223372036s', '9223372037s', '2562047h47m16.854775807s', '2562047h47m16.854775808s', '-2562047h47m16.854775808s', '1.0000000001s', ''];
+  const out: string[] = [];
+  for (const t of ts) out.push(`string(timestamp(${q(t)})) == ""`, `int(timestamp(${q(t)})) > 0`);
+  for (const d of durs) out.push(`string(duration(${q(d)})) == ""`, `int(duration(${q(d)})) > 0`);
+  out.push(
+    'timestamp("2024-01-01T00:00:00Z") + duration("24h") == timestamp("2024-01-02T00:00:00Z")',
+    'duration("1h") + timestamp("2024-01-01T00:00:00Z") == timestamp("2024-01-01T01:00:00Z")',
+    'timestamp("2024-03-01T00:00:00Z") - timestamp("2024-02-01T00:00:00Z") == duration("696h")',
+    'timestamp("2024-01-01T00:00:00Z") - duration("1ns") < timestamp("2024-01-01T00:00:00Z")',
+    'timestamp("9999-12-31T23:59:59Z") + duration("1s") > timestamp("2024-01-01T00:00:00Z")',
+    'timestamp("0001-01-01T00:00:00Z") - duration("1ns") < timestamp("2024-01-01T00:00:00Z")',
+    'timestamp("9999-12-31T23:59:59Z") - timestamp("0001-01-01T00:00:00Z") > duration("1h")',
+    'duration("2562047h") + duration("2562047h") > duration("1h")', 'duration("-2562047h47m16.854775808s") - duration("1ns") < duration("0")',
+    '-duration("1h") < duration("0")', 'dyn(duration("1h")) < duration("2h")', 'duration("1h") == duration("60m")', 'duration("1h") != duration("1s")',
+    'timestamp("2024-01-01T00:00:00Z") == timestamp("2024-01-01T01:00:00+01:00")', 'timestamp(0) == timestamp("1970-01-01T00:00:00Z")',
+    'timestamp(-62135596800) == timestamp("0001-01-01T00:00:00Z")', 'timestamp(-62135596801) < timestamp(0)', 'timestamp(253402300800) > timestamp(0)',
+    'string(timestamp("2024-06-15T12:30:45+05:30") + duration("1h")) == "2024-06-15T13:30:45+05:30"', 'duration(5) > duration("1s")',
+    'int(timestamp("1969-12-31T23:59:59.5Z")) == -1', 'int(duration("-1.5s")) == -1500000000', 'string(duration("-1.5s")) == "-1.5s"',
+    'string(duration("1ns")) == "0.000000001s"', 'string(duration("100h")) == "360000s"', 'type(duration("1s")) == type(duration("2s"))',
+    'type(timestamp(0)) != type(duration("1s"))', 'string(type(timestamp(0))) == "google.protobuf.Timestamp"', 'optional.ofNonZeroValue(duration("0")).hasValue()',
+    'optional.ofNonZeroValue(timestamp("0001-01-01T00:00:00Z")).hasValue()', 'optional.ofNonZeroValue(timestamp(0)).hasValue()',
+    '[duration("1h"), duration("1m")].sum() == duration("61m")', '[duration("1h"), duration("1m")].min() == duration("1m")',
+    '[timestamp(5), timestamp(1)].max() == timestamp(5)', '[timestamp(1), timestamp(5)].isSorted()', '[duration("2562047h"), duration("2562047h")].sum() > duration("0")',
+    'duration("1h") in [duration("60m")]', '{duration("1s"): 1}.size() == 1', 'timestamp("2024-01-01T00:00:00Z") < dyn(1)',
+    'duration("90m").getHours() == 1', 'duration("-90m").getHours() == -1', 'duration("90m").getMinutes() == 90', 'duration("1.5s").getSeconds() == 1',
+    'duration("1.5s").getMilliseconds() == 1500', 'duration("1h").getFullYear() == 0', 'timestamp("2024-01-01T00:00:00Z").getHours("") == 0',
+  );
+  const inst = 'timestamp("2024-03-10T06:59:59.123Z")';
+  const zones = ['', 'UTC', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Europe/London', 'Pacific/Kiritimati', 'Etc/GMT+12', '+05:30', '-08:00', '05:30',
+    '-00:30', '+14:00', 'Mars/Olympus', 'america/new_york', 'US/Pacific', '1:2:3', 'x:30'];
+  const getters = ['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
+  getters.forEach((g, i) => {
+    out.push(`${inst}.${g}() == ${i}`);
+    for (const [j, z] of zones.entries()) if ((i + j) % 3 === 0) out.push(`${inst}.${g}(${q(z)}) == ${(i * 7 + j) % 24}`);
+  });
+  for (const [j, z] of zones.entries()) out.push(`${inst}.getHours(${q(z)}) * 60 + ${inst}.getMinutes(${q(z)}) == ${(j * 97) % 1440}`);
+  for (const t of ['0001-01-01T00:00:00Z', '1582-10-10T12:00:00Z', '1900-03-01T00:00:00Z', '2000-02-29T00:00:00Z', '9999-12-31T23:59:59Z']) {
+    out.push(`timestamp(${q(t)}).getDayOfWeek() == 1`, `timestamp(${q(t)}).getDayOfYear("America/Los_Angeles") == 59`, `timestamp(${q(t)}).getFullYear("+14:00") == 2000`);
+  }
+  return out.map((expression, i) => ({ expression, device: i % 4 === 0 ? 'h200' : 'empty' }));
+}

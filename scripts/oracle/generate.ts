@@ -26,6 +26,7 @@ import {
   SEMVER_INPUTS,
   semverQuestions,
   syntaxQuestions,
+  timeQuestions,
 } from './cases.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
@@ -63,6 +64,7 @@ export function allCases(): OracleCase[] {
   cel('library', libraryQuestions());
   cel('limits', limitQuestions());
   cel('syntax', syntaxQuestions());
+  cel('time', timeQuestions());
   const random = randomSelectors(700, 20250601);
   random.forEach((expression, i) => {
     cases.push({ id: `grammar-${i + 1}-a`, kind: 'cel', expression, device: GOOD_DEVICES[i % GOOD_DEVICES.length]! });

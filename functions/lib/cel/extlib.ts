@@ -15,13 +15,14 @@
  *
  * Divergences (the functions are not declared, so selectors using them fail
  * to compile here): ext.Strings `format`; the Kubernetes URL, IP, CIDR,
- * Format and Authz libraries; lists of durations or timestamps.
+ * Format and Authz libraries.
  */
 import { type FunctionDecl, global, member, type Overload } from './library.js';
 import { parseQuantityOrError, Quantity } from './quantity.js';
 import { regexFind, regexFindAll } from './regex.js';
 import { isSemver, parseSemver, parseSemverNormalized, Semver } from './semver.js';
-import { BOOL, BYTES, type CelType, DOUBLE, INT, listOf, QUANTITY, SEMVER, STRING, typeParam, UINT } from './types.js';
+import { addDurations, CelDuration } from './time.js';
+import { BOOL, BYTES, type CelType, DOUBLE, DURATION, INT, listOf, QUANTITY, SEMVER, STRING, TIMESTAMP, typeParam, UINT } from './types.js';
 import { CelError, CelUint, type CelValue, celCompare, celEquals, noSuchOverload } from './values.js';
 
 const A = typeParam('A');
@@ -184,6 +185,7 @@ function sumOf(l: readonly CelValue[], zero: CelValue): CelValue {
       acc = acc + e;
       if (acc > 9223372036854775807n || acc < -9223372036854775808n) return err('integer overflow');
     } else if (typeof acc === 'number' && typeof e === 'number') acc = acc + e;
+    else if (acc instanceof CelDuration && e instanceof CelDuration) acc = addDurations(acc, e);
     else if (acc instanceof CelUint && e instanceof CelUint) {
       if (acc.v + e.v > 18446744073709551615n) return err('unsigned integer overflow');
       acc = new CelUint(acc.v + e.v);
@@ -251,6 +253,8 @@ const comparable: [string, CelType][] = [
   ['uint', UINT],
   ['double', DOUBLE],
   ['bool', BOOL],
+  ['duration', DURATION],
+  ['timestamp', TIMESTAMP],
   ['string', STRING],
   ['bytes', BYTES],
 ];
@@ -258,6 +262,7 @@ const summable: [string, CelType, CelValue][] = [
   ['int', INT, 0n],
   ['uint', UINT, new CelUint(0n)],
   ['double', DOUBLE, 0],
+  ['duration', DURATION, new CelDuration(0n)],
 ];
 
 /** The extension declarations. */

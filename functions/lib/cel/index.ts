@@ -17,8 +17,8 @@
  *
  * Deliberate divergences from Kubernetes (none change the result of a
  * selector that compiles in both):
- * - not implemented, so rejected at compile time here: timestamps and
- *   durations, ext.Strings `format`, the URL/IP/CIDR/Format/Authz libraries;
+ * - not implemented, so rejected at compile time here: ext.Strings `format`
+ *   and the Kubernetes URL/IP/CIDR/Format/Authz libraries;
  * - syntax error wording is ANTLR-like, not verbatim;
  * - inputs so large that Kubernetes would compute for minutes (quantities
  *   with exponents beyond ±1,000,000, expressions nested thousands deep) are

@@ -11,7 +11,8 @@
 import { QUANTITY, SEMVER, type CelType } from './types.js';
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
-import { CelMap, CelOptional, CelTypeValue, CelUint, type CelValue, CelError, noSuchOverload } from './values.js';
+import { CelDuration, CelTimestamp } from './time.js';
+import { CelError, CelMap, CelOptional, CelTypeValue, CelUint, type CelValue, noSuchOverload } from './values.js';
 
 /** An implementation: receives evaluated arguments (receiver first); throws CelError on error. */
 export type Impl = (args: readonly CelValue[]) => CelValue;
@@ -106,6 +107,10 @@ export function matchesRuntime(t: CelType, v: CelValue): boolean {
       return t.name === 'optional_type' ? v instanceof CelOptional : false;
     case 'type':
       return v instanceof CelTypeValue;
+    case 'timestamp':
+      return v instanceof CelTimestamp;
+    case 'duration':
+      return v instanceof CelDuration;
     default:
       return false;
   }

@@ -3,10 +3,7 @@
  * Kubernetes options: cross-type numeric comparisons and optional types
  * (`cel.OptionalTypes()`, latest version). Arithmetic is checked for int64 /
  * uint64 overflow exactly as cel-go's overflow.go does.
- *
- * Divergence: timestamp and duration (types, literals, conversions,
- * arithmetic and getters) are not implemented; selectors that use them fail
- * to compile here.
+ * Timestamps and durations are in time.ts.
  */
 import { type FunctionDecl, global, member } from './library.js';
 import { INT64_MAX, INT64_MIN, UINT64_MAX } from './int64.js';
@@ -15,6 +12,7 @@ import {
   BYTES,
   type CelType,
   DOUBLE,
+  DURATION,
   DYN,
   INT,
   listOf,
@@ -22,6 +20,7 @@ import {
   NULL,
   optionalOf,
   STRING,
+  TIMESTAMP,
   typeOf,
   typeParam,
   UINT,
@@ -40,6 +39,23 @@ import {
   typeName,
 } from './values.js';
 import { regexMatches } from './regex.js';
+import {
+  addDurations,
+  addTimestamp,
+  CelDuration,
+  CelTimestamp,
+  durationGet,
+  durationToString,
+  negateDuration,
+  parseDuration,
+  parseTimestamp,
+  subtractDuration,
+  subtractDurations,
+  subtractTimestamps,
+  timestampFromUnix,
+  timestampGet,
+  timestampToString,
+} from './time.js';
 
 const A = typeParam('A');
 const B = typeParam('B');
@@ -70,6 +86,11 @@ function add(a: CelValue, b: CelValue): CelValue {
     out.set(b, a.length);
     return out;
   }
+  if (a instanceof CelDuration) {
+    if (b instanceof CelDuration) return addDurations(a, b);
+    if (b instanceof CelTimestamp) return addTimestamp(b, a);
+  }
+  if (a instanceof CelTimestamp && b instanceof CelDuration) return addTimestamp(a, b);
   throw noSuchOverload();
 }
 
@@ -77,6 +98,11 @@ function subtract(a: CelValue, b: CelValue): CelValue {
   if (typeof a === 'bigint' && typeof b === 'bigint') return checkInt(a - b);
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (a instanceof CelUint && b instanceof CelUint) return b.v > a.v ? uoverflow() : new CelUint(a.v - b.v);
+  if (a instanceof CelDuration && b instanceof CelDuration) return subtractDurations(a, b);
+  if (a instanceof CelTimestamp) {
+    if (b instanceof CelDuration) return subtractDuration(a, b);
+    if (b instanceof CelTimestamp) return subtractTimestamps(a, b);
+  }
   throw noSuchOverload();
 }
 
@@ -111,6 +137,7 @@ function modulo(a: CelValue, b: CelValue): CelValue {
 function negate(a: CelValue): CelValue {
   if (typeof a === 'bigint') return a === INT64_MIN ? overflow() : -a;
   if (typeof a === 'number') return -a;
+  if (a instanceof CelDuration) return negateDuration(a);
   throw noSuchOverload();
 }
 
@@ -268,6 +295,8 @@ const conversionError = (from: CelValue, to: string): never => err(`type convers
 
 function toInt(v: CelValue): CelValue {
   if (typeof v === 'bigint') return v;
+  if (v instanceof CelDuration) return v.ns;
+  if (v instanceof CelTimestamp) return v.unix;
   if (v instanceof CelUint) return v.v > INT64_MAX ? overflow() : v.v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || v <= -(2 ** 63) || v >= 2 ** 63) return overflow();
@@ -305,6 +334,8 @@ function toCelString(v: CelValue): CelValue {
   if (v instanceof CelUint) return v.v.toString();
   if (typeof v === 'number') return formatDouble(v);
   if (typeof v === 'boolean') return String(v);
+  if (v instanceof CelDuration) return durationToString(v);
+  if (v instanceof CelTimestamp) return timestampToString(v);
   if (v instanceof Uint8Array) {
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(v);
@@ -334,7 +365,41 @@ function isZeroValue(v: CelValue): boolean {
   if (v instanceof Uint8Array || Array.isArray(v)) return v.length === 0;
   if (v instanceof CelMap) return v.size === 0;
   if (v instanceof CelOptional) return !v.hasValue();
+  if (v instanceof CelDuration) return v.ns === 0n;
+  if (v instanceof CelTimestamp) return v.ns === GO_ZERO_TIME_NS;
   return false;
+}
+
+/** Go's zero time.Time, 0001-01-01T00:00:00Z, in Unix nanoseconds. */
+const GO_ZERO_TIME_NS = -62135596800n * 1_000_000_000n;
+
+function toTimestamp(v: CelValue): CelValue {
+  if (v instanceof CelTimestamp) return v;
+  if (typeof v === 'bigint') return timestampFromUnix(v);
+  if (typeof v === 'string') return parseTimestamp(v);
+  throw noSuchOverload();
+}
+
+function toDuration(v: CelValue): CelValue {
+  if (v instanceof CelDuration) return v;
+  if (typeof v === 'string') return parseDuration(v);
+  if (typeof v === 'bigint') return conversionError(v, 'google.protobuf.Duration');
+  throw noSuchOverload();
+}
+
+const TIME_GETTERS = ['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
+const DURATION_GETTERS = new Set(['getHours', 'getMinutes', 'getSeconds', 'getMilliseconds']);
+
+function timeGetters(): FunctionDecl[] {
+  return TIME_GETTERS.map((name) => {
+    const id = name.replace(/^get/, '').toLowerCase();
+    const overloads = [
+      member(`timestamp_to_${id}`, [TIMESTAMP], INT, (a) => timestampGet(name, a[0] as CelTimestamp)),
+      member(`timestamp_to_${id}_with_tz`, [TIMESTAMP, STRING], INT, (a) => timestampGet(name, a[0] as CelTimestamp, str(a[1]!))),
+    ];
+    if (DURATION_GETTERS.has(name)) overloads.push(member(`duration_to_${id}`, [DURATION], INT, (a) => durationGet(name, a[0] as CelDuration)));
+    return fn(name, overloads);
+  });
 }
 
 const str = (v: CelValue): string => (typeof v === 'string' ? v : (() => { throw noSuchOverload(); })());
@@ -356,6 +421,8 @@ const numericPairs: [string, CelType, CelType][] = [
   ['double_uint64', DOUBLE, UINT],
   ['string', STRING, STRING],
   ['bytes', BYTES, BYTES],
+  ['timestamp', TIMESTAMP, TIMESTAMP],
+  ['duration', DURATION, DURATION],
 ];
 
 const relation = (name: string, prefix: string, pred: (c: number) => boolean): FunctionDecl =>
@@ -383,6 +450,9 @@ export const STANDARD: readonly FunctionDecl[] = [
       global('add_list', [listA, listA], listA),
       global('add_string', [STRING, STRING], STRING),
       global('add_uint64', [UINT, UINT], UINT),
+      global('add_duration_duration', [DURATION, DURATION], DURATION),
+      global('add_duration_timestamp', [DURATION, TIMESTAMP], TIMESTAMP),
+      global('add_timestamp_duration', [TIMESTAMP, DURATION], TIMESTAMP),
     ),
     (a) => add(a[0]!, a[1]!),
   ),
@@ -400,7 +470,14 @@ export const STANDARD: readonly FunctionDecl[] = [
   fn('-_', o(global('negate_double', [DOUBLE], DOUBLE), global('negate_int64', [INT], INT)), (a) => negate(a[0]!)),
   fn(
     '_-_',
-    o(global('subtract_double', [DOUBLE, DOUBLE], DOUBLE), global('subtract_int64', [INT, INT], INT), global('subtract_uint64', [UINT, UINT], UINT)),
+    o(
+      global('subtract_double', [DOUBLE, DOUBLE], DOUBLE),
+      global('subtract_int64', [INT, INT], INT),
+      global('subtract_uint64', [UINT, UINT], UINT),
+      global('subtract_duration_duration', [DURATION, DURATION], DURATION),
+      global('subtract_timestamp_duration', [TIMESTAMP, DURATION], TIMESTAMP),
+      global('subtract_timestamp_timestamp', [TIMESTAMP, TIMESTAMP], DURATION),
+    ),
     (a) => subtract(a[0]!, a[1]!),
   ),
   relation('_<_', 'less', (c) => c < 0),
@@ -461,6 +538,8 @@ export const STANDARD: readonly FunctionDecl[] = [
     o(
       global('int64_to_int64', [INT], INT),
       global('double_to_int64', [DOUBLE], INT),
+      global('duration_to_int64', [DURATION], INT),
+      global('timestamp_to_int64', [TIMESTAMP], INT),
       global('string_to_int64', [STRING], INT),
       global('uint64_to_int64', [UINT], INT),
     ),
@@ -471,6 +550,8 @@ export const STANDARD: readonly FunctionDecl[] = [
     o(
       global('string_to_string', [STRING], STRING),
       global('bool_to_string', [BOOL], STRING),
+      global('duration_to_string', [DURATION], STRING),
+      global('timestamp_to_string', [TIMESTAMP], STRING),
       global('bytes_to_string', [BYTES], STRING),
       global('double_to_string', [DOUBLE], STRING),
       global('int64_to_string', [INT], STRING),
@@ -488,6 +569,21 @@ export const STANDARD: readonly FunctionDecl[] = [
     ),
     (a) => toUint(a[0]!),
   ),
+  fn(
+    'duration',
+    o(global('duration_to_duration', [DURATION], DURATION), global('int64_to_duration', [INT], DURATION), global('string_to_duration', [STRING], DURATION)),
+    (a) => toDuration(a[0]!),
+  ),
+  fn(
+    'timestamp',
+    o(
+      global('timestamp_to_timestamp', [TIMESTAMP], TIMESTAMP),
+      global('int64_to_timestamp', [INT], TIMESTAMP),
+      global('string_to_timestamp', [STRING], TIMESTAMP),
+    ),
+    (a) => toTimestamp(a[0]!),
+  ),
+  ...timeGetters(),
   fn('contains', o(member('contains_string', [STRING, STRING], BOOL, (a) => str(a[0]!).includes(str(a[1]!))))),
   fn('endsWith', o(member('ends_with_string', [STRING, STRING], BOOL, (a) => str(a[0]!).endsWith(str(a[1]!))))),
   fn('startsWith', o(member('starts_with_string', [STRING, STRING], BOOL, (a) => str(a[0]!).startsWith(str(a[1]!))))),

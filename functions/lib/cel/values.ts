@@ -19,6 +19,7 @@
  */
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
+import { CelDuration, CelTimestamp } from './time.js';
 
 /** Any CEL runtime value. */
 export type CelValue =
@@ -35,6 +36,8 @@ export type CelValue =
   | Semver
   | CelOptional
   | CelTypeValue
+  | CelTimestamp
+  | CelDuration
   | CelError;
 
 /**
@@ -140,9 +143,14 @@ export class CelMap {
   }
 }
 
+/** A prefix no CEL string key starts with in practice, to give durations and timestamps their own keys. */
+const TAG = '\u{10FFFF}';
+
 function mapKey(k: CelValue): Key | undefined {
   if (typeof k === 'string' || typeof k === 'boolean' || typeof k === 'bigint') return k;
   if (k instanceof CelUint) return k.v;
+  if (k instanceof CelDuration) return `${TAG}d${k.ns}`;
+  if (k instanceof CelTimestamp) return `${TAG}t${k.ns}`;
   return undefined;
 }
 
@@ -172,6 +180,8 @@ export function typeName(v: CelValue): string {
   if (v instanceof Semver) return 'kubernetes.Semver';
   if (v instanceof CelOptional) return 'optional_type';
   if (v instanceof CelTypeValue) return 'type';
+  if (v instanceof CelTimestamp) return 'google.protobuf.Timestamp';
+  if (v instanceof CelDuration) return 'google.protobuf.Duration';
   return 'error';
 }
 
@@ -248,6 +258,8 @@ export function celCompare(a: CelValue, b: CelValue): number {
   if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
+  if (a instanceof CelTimestamp && b instanceof CelTimestamp) return a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0;
+  if (a instanceof CelDuration && b instanceof CelDuration) return a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0;
   throw noSuchOverload();
 }
 
@@ -337,6 +349,8 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
     return celEquals(a.value!, b.value!);
   }
   if (a instanceof CelTypeValue) return b instanceof CelTypeValue && a.typeName === b.typeName;
+  if (a instanceof CelTimestamp) return b instanceof CelTimestamp && a.ns === b.ns;
+  if (a instanceof CelDuration) return b instanceof CelDuration && a.ns === b.ns;
   return false;
 }
 
