@@ -2,23 +2,13 @@
  * `modelplane plan` as a user runs it: exit codes, the JSON contract's keys,
  * and one line per invalid input, never a stack trace.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
+import { modelplane } from '../helpers/cli.js';
 
-function modelplane(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/modelplane.js'), ...args], { cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('modelplane plan (command line)', () => {
   it('prints the JSON contract with every key, exit 0', async () => {

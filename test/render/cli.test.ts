@@ -2,27 +2,17 @@
  * `modelplane render` as a user runs it: exit codes and one-line errors,
  * never a stack trace.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
+import { modelplane } from '../helpers/cli.js';
 import { emptyResult, fatal, startServer } from '../../functions/lib/sdk.js';
 
 const ex = (f: string) => join(REPO_ROOT, 'examples/inference-class', f);
 
-function modelplane(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/modelplane.js'), ...args], { cwd: REPO_ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const tmp = mkdtempSync(join(tmpdir(), 'mp-render-'));
 function file(name: string, text: string): string {
@@ -118,6 +108,10 @@ describe('modelplane render: a Fatal result', () => {
         '  name: l40s-1x-g6e',
         'status:',
         '  conditions:',
+        '  - lastTransitionTime: "2024-01-01T00:00:00Z"',
+        '    reason: WatchCircuitClosed',
+        '    status: "True"',
+        '    type: Responsive',
         '  - lastTransitionTime: "2024-01-01T00:00:00Z"',
         "    message: 'spec.devices[0]: cannot be served'",
         '    reason: ReconcileError',
