@@ -446,3 +446,38 @@ export function timeQuestions(): CelQuestion[] {
   }
   return out.map((expression, i) => ({ expression, device: i % 4 === 0 ? 'h200' : 'empty' }));
 }
+
+/** The Kubernetes IP and CIDR libraries. */
+export function ipQuestions(): CelQuestion[] {
+  const ips = ['1.2.3.4', '0.0.0.0', '255.255.255.255', '127.0.0.1', '169.254.1.1', '224.0.0.5', '8.8.8.8', '01.2.3.4', '1.2.3', '1.2.3.4.5',
+    '256.1.1.1', '1..2.3', ' 1.2.3.4', '::', '::1', 'fe80::1', 'ff02::1', '2001:db8::', '2001:DB8:0:0:1:0:0:1', '2001:db8::1:0:0:1',
+    '2001:0db8:0000:0000:0000:0000:0000:0001', '::ffff:1.2.3.4', '::1.2.3.4', 'fe80::1%eth0', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9',
+    '1::2::3', '12345::', 'g::', ':1', '1:', '1:2:3:4:5:6:1.2.3.4', '::ffff:0:0', 'abc', '', '0:0:0:0:0:0:0:0', '1:0:0:2:0:0:0:3'];
+  const cidrs = ['10.0.0.0/8', '10.1.2.3/8', '192.168.0.0/16', '0.0.0.0/0', '1.2.3.4/32', '1.2.3.4/33', '1.2.3.4/08', '1.2.3.4/+8', '1.2.3.4/',
+    '1.2.3.4', '2001:db8::/32', '2001:db8::1/128', '::/0', 'fe80::1%eth0/64', '::ffff:1.2.3.4/120', '2001:db8::/129', '10.0.0.0/8/8', '/8'];
+  const out: string[] = [];
+  ips.forEach((s, i) => {
+    out.push(`isIP(${q(s)})`, `string(ip(${q(s)})) == ${q(s)}`);
+    if (i % 2 === 0) out.push(`ip.isCanonical(${q(s)})`);
+    const pred = ['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast'][i % 5]!;
+    out.push(`ip(${q(s)}).${pred}()`, `ip(${q(s)}).family() == 4`);
+  });
+  for (const s of ['0.0.0.0', '::', '::1', '127.1.2.3', 'fe80::abcd', 'ff02::2', '255.255.255.255', '10.0.0.1', '2001:db8::1']) {
+    for (const pred of ['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast']) out.push(`ip(${q(s)}).${pred}()`);
+  }
+  cidrs.forEach((s, i) => {
+    out.push(`isCIDR(${q(s)})`, `string(cidr(${q(s)})) == ${q(s)}`, `cidr(${q(s)}).prefixLength() == 8`, `string(cidr(${q(s)}).masked()) == "10.0.0.0/8"`);
+    out.push(`cidr(${q(s)}).containsIP(${q(ips[i % ips.length]!)})`, `cidr(${q(s)}).containsCIDR(${q(cidrs[(i * 5) % cidrs.length]!)})`);
+    out.push(`string(cidr(${q(s)}).ip()) == "10.0.0.0"`);
+  });
+  out.push(
+    'cidr("10.0.0.0/8").containsIP(ip("10.255.0.1"))', 'cidr("10.0.0.0/8").containsIP(ip("11.0.0.1"))', 'cidr("::/0").containsIP(ip("1.2.3.4"))',
+    'cidr("10.0.0.0/8").containsCIDR(cidr("10.1.0.0/16"))', 'cidr("10.1.0.0/16").containsCIDR(cidr("10.0.0.0/8"))', 'cidr("10.0.0.0/8").containsCIDR("10.0.0.0/8")',
+    'ip("1.2.3.4") == ip("1.2.3.4")', 'ip("::1") == ip("0:0::1")', 'ip("1.2.3.4") == dyn("1.2.3.4")', 'cidr("10.0.0.0/8") == cidr("10.0.0.0/8")',
+    'cidr("10.0.0.1/8") == cidr("10.0.0.0/8")', 'cidr("10.0.0.1/8").masked() == cidr("10.0.0.0/8")', 'type(ip("1.2.3.4")) == type(ip("::1"))',
+    'ip("1.2.3.4") in [ip("1.2.3.4")]', '[ip("1.2.3.4")] == [ip("1.2.3.4")]', 'ip(device.driver).family() == 4', 'cidr("1.2.3.4/24").ip() == ip("1.2.3.4")',
+    'string(ip("2001:db8:0:0:1::1")) == "2001:db8::1:0:0:1"', 'string(ip("1:0:0:2:0:0:0:3")) == "1:0:0:2::3"', 'ip.isCanonical("2001:db8::1")',
+    'ip.isCanonical("2001:DB8::1")', 'optional.ofNonZeroValue(ip("0.0.0.0")).hasValue()', 'ip("1.2.3.4") != ip("1.2.3.5")',
+  );
+  return out.map((expression, i) => ({ expression, device: i % 5 === 0 ? 'multi' : 'empty' }));
+}

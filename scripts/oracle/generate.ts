@@ -27,6 +27,7 @@ import {
   semverQuestions,
   syntaxQuestions,
   timeQuestions,
+  ipQuestions,
 } from './cases.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
@@ -65,6 +66,7 @@ export function allCases(): OracleCase[] {
   cel('limits', limitQuestions());
   cel('syntax', syntaxQuestions());
   cel('time', timeQuestions());
+  cel('ip', ipQuestions());
   const random = randomSelectors(700, 20250601);
   random.forEach((expression, i) => {
     cases.push({ id: `grammar-${i + 1}-a`, kind: 'cel', expression, device: GOOD_DEVICES[i % GOOD_DEVICES.length]! });

@@ -20,6 +20,7 @@ import type { CheckedAst } from './checker.js';
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
 import { type CelType, ERROR } from './types.js';
+import { CelCIDR, CelIP } from './ip.js';
 import { CelMap, CelOptional, type CelValue, codePointLength } from './values.js';
 
 const MAX = (1n << 64n) - 1n;
@@ -358,7 +359,7 @@ class Coster {
       const c = add(factor(mul(args[0]!.size ?? draSize(args[0]!.path) ?? UNKNOWN, args[1]!.size ?? draSize(args[1]!.path) ?? UNKNOWN), sets), fixed(1n));
       return { cost: add(c, argSum()) };
     }
-    const k8s = k8sEstimate(fn, target, args);
+    const k8s = k8sEstimate(fn, id, target, args);
     if (k8s) return { cost: add(k8s.cost, argSum()), size: k8s.size };
     const size = (n: AstNode) => n.size ?? UNKNOWN;
     switch (id) {
@@ -469,7 +470,7 @@ function exprSize(e: Expr): Range | undefined {
 }
 
 /** library.CostEstimator.EstimateCallCost (Kubernetes), by function name. */
-function k8sEstimate(fn: string, target: AstNode | undefined, args: AstNode[]): { cost: Range; size?: Range } | undefined {
+function k8sEstimate(fn: string, id: string, target: AstNode | undefined, args: AstNode[]): { cost: Range; size?: Range } | undefined {
   const sizeOf = (n: AstNode): Range => n.size ?? draSize(n.path) ?? UNKNOWN;
   switch (fn) {
     case 'isSorted':
@@ -557,12 +558,40 @@ function k8sEstimate(fn: string, target: AstNode | undefined, args: AstNode[]): 
       const re = factor(sizeOf(args[0]!), REGEX_LENGTH);
       return { cost: mul(str, re), size: { min: 0n, max: sz.max } };
     }
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
     case 'quantity':
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
       if (args.length < 1) return undefined;
       return { cost: factor(sizeOf(args[0]!), STRING_TRAVERSAL) };
+    case 'ip':
+      if (id === 'cidr_ip') return { cost: fixed(1n) };
+      if (args.length < 1) return undefined;
+      return { cost: factor(sizeOf(args[0]!), STRING_TRAVERSAL) };
+    case 'ip.isCanonical':
+      if (args.length < 1) return undefined;
+      return { cost: factor(sizeOf(args[0]!), 2 * STRING_TRAVERSAL) };
+    case 'masked':
+    case 'prefixLength':
+    case 'family':
+    case 'isUnspecified':
+    case 'isLoopback':
+    case 'isLinkLocalMulticast':
+    case 'isLinkLocalUnicast':
+    case 'isGlobalUnicast':
+      return { cost: fixed(1n) };
+    case 'containsIP':
+    case 'containsCIDR': {
+      if (args.length < 1) return undefined;
+      const ipSize: Range = { min: 4n, max: 16n };
+      let cost = factor(add(ipSize, ipSize), STRING_TRAVERSAL);
+      if (fn === 'containsCIDR') cost = add(add(cost, factor(ipSize, STRING_TRAVERSAL)), fixed(1n));
+      if (id === 'cidr_contains_ip_string' || id === 'cidr_contains_cidr_string') cost = add(cost, factor(sizeOf(args[0]!), STRING_TRAVERSAL));
+      return { cost };
+    }
     case 'sign':
     case 'asInteger':
     case 'isInteger':
@@ -580,6 +609,7 @@ function k8sEstimate(fn: string, target: AstNode | undefined, args: AstNode[]): 
       if (args.length !== 2) return undefined;
       const [l, r] = [args[0]!.type, args[1]!.type];
       if (l.name === r.name && l.kind === 'struct' && (l.name === 'kubernetes.Quantity' || l.name === 'kubernetes.Semver')) return { cost: fixed(1n) };
+      if (l.name === r.name && l.kind === 'opaque' && (l.name === 'net.IP' || l.name === 'net.CIDR')) return { cost: fixed(1n) };
       return undefined;
     }
   }
@@ -594,6 +624,8 @@ function actualSize(v: CelValue): number {
   if (v instanceof Uint8Array || Array.isArray(v)) return v.length;
   if (v instanceof CelMap) return v.size;
   if (v instanceof CelOptional && v.hasValue()) return actualSize(v.value!);
+  if (v instanceof CelIP) return v.bytes.length;
+  if (v instanceof CelCIDR) return Math.ceil(v.bits / 8);
   return 1;
 }
 
@@ -614,7 +646,8 @@ const ceil = (x: number): number => Math.ceil(x);
 
 const SIZE_COSTED_FUNCTIONS = new Set([
   'isSorted', 'sum', 'max', 'min', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'substring', 'trim', 'replace', 'split',
-  'join', 'find', 'findAll', 'quantity', 'isQuantity', 'semver', 'isSemver', '_==_', '_!=_',
+  'join', 'find', 'findAll', 'quantity', 'isQuantity', 'semver', 'isSemver', '_==_', '_!=_', 'cidr', 'isIP', 'isCIDR', 'ip',
+  'ip.isCanonical', 'containsIP', 'containsCIDR',
 ]);
 const SIZE_COSTED_OVERLOADS = new Set([
   'list_sets_contains_list', 'list_sets_intersects_list', 'list_sets_equivalent_list', 'starts_with_string', 'ends_with_string',
@@ -659,7 +692,32 @@ export function callCost(fn: string, id: string): CallCost {
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
       return stringTraversal0;
+    case 'ip':
+      return id === 'cidr_ip' ? unit : stringTraversal0;
+    case 'ip.isCanonical':
+      return (a) => ceil(actualSize(a[0]!) * 2 * STRING_TRAVERSAL);
+    case 'masked':
+    case 'prefixLength':
+    case 'family':
+    case 'isUnspecified':
+    case 'isLoopback':
+    case 'isLinkLocalMulticast':
+    case 'isLinkLocalUnicast':
+    case 'isGlobalUnicast':
+      return unit;
+    case 'containsIP':
+    case 'containsCIDR':
+      return (a) => {
+        const c = actualSize(a[0]!);
+        let cost = ceil((c + c) * STRING_TRAVERSAL);
+        if (fn === 'containsCIDR') cost += ceil(c * STRING_TRAVERSAL) + 1;
+        if (id.endsWith('_string')) cost += ceil(actualSize(a[1]!) * STRING_TRAVERSAL);
+        return cost;
+      };
     case 'replace':
     case 'split':
       return (a) => ceil(actualSize(a[0]!) * 2 * STRING_TRAVERSAL);
@@ -682,7 +740,7 @@ export function callCost(fn: string, id: string): CallCost {
     case 'patch':
       return unit;
     case '_==_':
-      return (a) => (a[0] instanceof Quantity || a[0] instanceof Semver ? 1 : smallerSize(a, null));
+      return (a) => (a[0] instanceof Quantity || a[0] instanceof Semver || a[0] instanceof CelIP || a[0] instanceof CelCIDR ? 1 : smallerSize(a, null));
   }
   switch (id) {
     case 'starts_with_string':

@@ -9,20 +9,22 @@
  * - cel-go ext.Sets: sets.contains, sets.equivalent, sets.intersects;
  * - Kubernetes lists: isSorted, sum, min, max, indexOf, lastIndexOf;
  * - Kubernetes regex: find, findAll;
- * - Kubernetes quantity and semver (library/quantity.go, semverlib.go).
+ * - Kubernetes quantity and semver (library/quantity.go, semverlib.go);
+ * - Kubernetes IP and CIDR (library/ip.go, cidr.go), in ip.ts.
  *
  * All string positions count code points, as Go's `[]rune` does.
  *
  * Divergences (the functions are not declared, so selectors using them fail
- * to compile here): ext.Strings `format`; the Kubernetes URL, IP, CIDR,
- * Format and Authz libraries.
+ * to compile here): ext.Strings `format`; the Kubernetes URL, Format and
+ * Authz libraries.
  */
 import { type FunctionDecl, global, member, type Overload } from './library.js';
 import { parseQuantityOrError, Quantity } from './quantity.js';
 import { regexFind, regexFindAll } from './regex.js';
 import { isSemver, parseSemver, parseSemverNormalized, Semver } from './semver.js';
+import { CelCIDR, CelIP, cidrOrError, ipOrError, ipPredicate, parseCIDR, parseIP } from './ip.js';
 import { addDurations, CelDuration } from './time.js';
-import { BOOL, BYTES, type CelType, DOUBLE, DURATION, INT, listOf, QUANTITY, SEMVER, STRING, TIMESTAMP, typeParam, UINT } from './types.js';
+import { BOOL, BYTES, type CelType, CIDR, DOUBLE, DURATION, INT, IP, listOf, QUANTITY, SEMVER, STRING, TIMESTAMP, typeParam, UINT } from './types.js';
 import { CelError, CelUint, type CelValue, celCompare, celEquals, noSuchOverload } from './values.js';
 
 const A = typeParam('A');
@@ -357,10 +359,38 @@ export const EXTENSIONS: readonly FunctionDecl[] = [
     global('is_semver_string', [STRING], BOOL, (a) => isSemver(s(a[0]))),
     global('is_semver_string_bool', [STRING, BOOL], BOOL, (a) => isSemver(s(a[0]), a[1] === true)),
   ]),
+  // Kubernetes IP and CIDR libraries.
+  fn('ip', [
+    global('string_to_ip', [STRING], IP, (a) => ipOrError(s(a[0]))),
+    member('cidr_ip', [CIDR], IP, (a) => cidr(a[0]).ip),
+  ]),
+  fn('isIP', [global('is_ip', [STRING], BOOL, (a) => typeof parseIP(s(a[0])) !== 'string')]),
+  fn('ip.isCanonical', [global('ip_is_canonical', [STRING], BOOL, (a) => ipOrError(s(a[0])).toString() === s(a[0]))]),
+  fn('family', [member('ip_family', [IP], INT, (a) => (ipv(a[0]).is4 ? 4n : 6n))]),
+  ...['isUnspecified', 'isLoopback', 'isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast'].map((name) =>
+    fn(name, [member(`ip_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, [IP], BOOL, (a) => ipPredicate(name, ipv(a[0])))]),
+  ),
+  fn('string', [global('ip_to_string', [IP], STRING), global('cidr_to_string', [CIDR], STRING)]),
+  fn('cidr', [global('string_to_cidr', [STRING], CIDR, (a) => cidrOrError(s(a[0])))]),
+  fn('isCIDR', [global('is_cidr', [STRING], BOOL, (a) => typeof parseCIDR(s(a[0])) !== 'string')]),
+  fn('containsIP', [
+    member('cidr_contains_ip_string', [CIDR, STRING], BOOL, (a) => cidr(a[0]).contains(ipOrError(s(a[1])))),
+    member('cidr_contains_ip_ip', [CIDR, IP], BOOL, (a) => cidr(a[0]).contains(ipv(a[1]))),
+  ]),
+  fn('containsCIDR', [
+    member('cidr_contains_cidr_string', [CIDR, STRING], BOOL, (a) => containsCIDR(cidr(a[0]), cidrOrError(s(a[1])))),
+    member('cidr_contains_cidr', [CIDR, CIDR], BOOL, (a) => containsCIDR(cidr(a[0]), cidr(a[1]))),
+  ]),
+  fn('prefixLength', [member('cidr_prefix_length', [CIDR], INT, (a) => BigInt(cidr(a[0]).bits))]),
+  fn('masked', [member('cidr_masked', [CIDR], CIDR, (a) => cidr(a[0]).masked())]),
   fn('major', [member('semver_major', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).major))]),
   fn('minor', [member('semver_minor', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).minor))]),
   fn('patch', [member('semver_patch', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).patch))]),
 ];
+
+const ipv = (v: CelValue | undefined): CelIP => (v instanceof CelIP ? v : err('no such overload'));
+const cidr = (v: CelValue | undefined): CelCIDR => (v instanceof CelCIDR ? v : err('no such overload'));
+const containsCIDR = (a: CelCIDR, b: CelCIDR): boolean => a.overlaps(b) && a.bits <= b.bits;
 
 /** Go int(n) for a slice length argument. */
 function clampInt(v: bigint): number {

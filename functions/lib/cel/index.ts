@@ -18,7 +18,7 @@
  * Deliberate divergences from Kubernetes (none change the result of a
  * selector that compiles in both):
  * - not implemented, so rejected at compile time here: ext.Strings `format`
- *   and the Kubernetes URL/IP/CIDR/Format/Authz libraries;
+ *   and the Kubernetes URL, Format and Authz libraries;
  * - syntax error wording is ANTLR-like, not verbatim;
  * - inputs so large that Kubernetes would compute for minutes (quantities
  *   with exponents beyond ±1,000,000, expressions nested thousands deep) are

@@ -11,6 +11,7 @@
 import { QUANTITY, SEMVER, type CelType } from './types.js';
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
+import { CelCIDR, CelIP } from './ip.js';
 import { CelDuration, CelTimestamp } from './time.js';
 import { CelError, CelMap, CelOptional, CelTypeValue, CelUint, type CelValue, noSuchOverload } from './values.js';
 
@@ -104,7 +105,10 @@ export function matchesRuntime(t: CelType, v: CelValue): boolean {
       if (t === SEMVER || t.name === SEMVER.name) return v instanceof Semver;
       return v instanceof CelMap;
     case 'opaque':
-      return t.name === 'optional_type' ? v instanceof CelOptional : false;
+      if (t.name === 'optional_type') return v instanceof CelOptional;
+      if (t.name === 'net.IP') return v instanceof CelIP;
+      if (t.name === 'net.CIDR') return v instanceof CelCIDR;
+      return false;
     case 'type':
       return v instanceof CelTypeValue;
     case 'timestamp':

@@ -38,6 +38,7 @@ import {
   noSuchOverload,
   typeName,
 } from './values.js';
+import { CelCIDR, CelIP } from './ip.js';
 import { regexMatches } from './regex.js';
 import {
   addDurations,
@@ -336,6 +337,7 @@ function toCelString(v: CelValue): CelValue {
   if (typeof v === 'boolean') return String(v);
   if (v instanceof CelDuration) return durationToString(v);
   if (v instanceof CelTimestamp) return timestampToString(v);
+  if (v instanceof CelIP || v instanceof CelCIDR) return v.toString();
   if (v instanceof Uint8Array) {
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(v);

@@ -52,6 +52,8 @@ export const DURATION = simple('duration', 'google.protobuf.Duration');
 export const QUANTITY = simple('struct', 'kubernetes.Quantity');
 export const SEMVER = simple('struct', 'kubernetes.Semver');
 export const DRA_DEVICE = simple('struct', 'kubernetes.DRADevice');
+export const IP = simple('opaque', 'net.IP');
+export const CIDR = simple('opaque', 'net.CIDR');
 
 export const listOf = (elem: CelType): CelType => ({ kind: 'list', name: 'list', params: [elem] });
 export const mapOf = (k: CelType, v: CelType): CelType => ({ kind: 'map', name: 'map', params: [k, v] });

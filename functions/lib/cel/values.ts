@@ -19,6 +19,7 @@
  */
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
+import { CelCIDR, CelIP } from './ip.js';
 import { CelDuration, CelTimestamp } from './time.js';
 
 /** Any CEL runtime value. */
@@ -38,6 +39,8 @@ export type CelValue =
   | CelTypeValue
   | CelTimestamp
   | CelDuration
+  | CelIP
+  | CelCIDR
   | CelError;
 
 /**
@@ -182,6 +185,8 @@ export function typeName(v: CelValue): string {
   if (v instanceof CelTypeValue) return 'type';
   if (v instanceof CelTimestamp) return 'google.protobuf.Timestamp';
   if (v instanceof CelDuration) return 'google.protobuf.Duration';
+  if (v instanceof CelIP) return 'net.IP';
+  if (v instanceof CelCIDR) return 'net.CIDR';
   return 'error';
 }
 
@@ -351,6 +356,14 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   if (a instanceof CelTypeValue) return b instanceof CelTypeValue && a.typeName === b.typeName;
   if (a instanceof CelTimestamp) return b instanceof CelTimestamp && a.ns === b.ns;
   if (a instanceof CelDuration) return b instanceof CelDuration && a.ns === b.ns;
+  if (a instanceof CelIP) {
+    if (!(b instanceof CelIP)) throw noSuchOverload();
+    return a.equals(b);
+  }
+  if (a instanceof CelCIDR) {
+    if (!(b instanceof CelCIDR)) throw noSuchOverload();
+    return a.equals(b);
+  }
   return false;
 }
 
