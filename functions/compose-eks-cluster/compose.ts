@@ -34,6 +34,7 @@ import {
 } from '../lib/function.js';
 import { parseEKSCluster } from '../lib/generated/eksclusters.js';
 import { childName } from '../lib/names.js';
+import { compareStrings } from '../lib/order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
 import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
@@ -98,7 +99,7 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
-  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => cmp(a.pool.name, b.pool.name));
+  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => compareStrings(a.pool.name, b.pool.name));
   for (const { pool, index } of pools) {
     const ngKey = `nodegroup-${pool.name}`;
     const ltKey = `launch-template-${pool.name}`;
@@ -174,8 +175,4 @@ function keepAll(req: ComposeRequest, reason: string, message: string): ComposeR
   result.conditions = specValidCondition(req.composite, reason, [message]);
   result.results = [warning(message, reason)];
   return result;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

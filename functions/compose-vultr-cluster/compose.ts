@@ -33,6 +33,7 @@ import {
 } from '../lib/function.js';
 import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
 import { childName } from '../lib/names.js';
+import { compareStrings } from '../lib/order.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import type { ProviderConfigRef } from '../lib/objects.js';
 import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
@@ -85,7 +86,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   );
 
   const problems: PoolProblem[] = [];
-  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => cmp(a.pool.name, b.pool.name));
+  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => compareStrings(a.pool.name, b.pool.name));
   const dependentsComposed =
     PROVIDER_CONFIG_KEY in observed || Object.keys(observed).some((k) => k.startsWith(NODE_POOL_PREFIX));
   const gateOpen = isReady(observed[CLUSTER_KEY]?.resource) || dependentsComposed;
@@ -140,8 +141,4 @@ function invalidSpec(req: ComposeRequest, message: string): ComposeResult {
   result.conditions = specValidCondition(req.composite, REASON_INVALID_SPEC, [message]);
   result.results = [warning(message, REASON_INVALID_SPEC)];
   return result;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
