@@ -67,7 +67,11 @@ export function postProcess(input: PostProcessInput): { xr: KubeObject; composed
   }
 
   const status: JsonObject = { ...((((desired?.composite?.resource ?? {}) as JsonObject)['status'] ?? {}) as JsonObject) };
-  const conditions: JsonObject[] = input.conditions.map(stampCondition);
+  // The real reconciler sets Responsive (its watch circuit breaker) first, before the functions' conditions.
+  const conditions: JsonObject[] = [
+    stampCondition({ type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed' }),
+    ...input.conditions.map(stampCondition),
+  ];
   if (input.fatal !== undefined) {
     conditions.push(stampCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message: input.fatal }));
   } else {
@@ -87,16 +91,18 @@ export function postProcess(input: PostProcessInput): { xr: KubeObject; composed
     kind: xr.kind,
     metadata: { name: xrName, ...(xrNamespace ? { namespace: xrNamespace } : {}) },
   };
-  if (composed.length > 0) {
-    printed['spec'] = {
-      crossplane: {
-        resourceRefs: composed.map((o) => ({
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          name: o.metadata?.name ?? '',
-        })),
-      },
-    };
+  if (input.fatal === undefined) {
+    // As Crossplane's UpdateResourceRefs: every desired resource (an empty list when none), the namespace
+    // kept only for a cluster-scoped XR, sorted by apiVersion+kind+name+namespace concatenated.
+    const refs = composed.map((o) => ({
+      apiVersion: o.apiVersion ?? '',
+      kind: o.kind ?? '',
+      name: o.metadata?.name ?? '',
+      ...(!xrNamespace && o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
+    }));
+    const refKey = (r: (typeof refs)[number]) => `${r.apiVersion}${r.kind}${r.name}${r.namespace ?? ''}`;
+    refs.sort((a, b) => (refKey(a) < refKey(b) ? -1 : refKey(a) > refKey(b) ? 1 : 0));
+    printed['spec'] = { crossplane: { resourceRefs: refs } };
   }
   printed['status'] = status;
   return { xr: printed, composed, readiness };

@@ -82,6 +82,8 @@ export interface RenderOutput {
   /** Readiness of each composed resource by composition resource name. */
   readiness: Record<string, boolean>;
   results: RenderResult[];
+  /** The Composition's name (render's SelectComposition event). */
+  compositionName?: string;
   /** The context after the last step that ran. */
   context: JsonObject;
   /** The message of the first Fatal result, when the pipeline stopped on one. */
@@ -358,6 +360,7 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
   return {
     ...post,
     results,
+    compositionName: inputs.composition.metadata?.name ?? '',
     context,
     requirements: lastRequirements,
     ...(fatal !== undefined ? { fatal } : {}),

@@ -39,16 +39,31 @@ export function renderDocuments(out: RenderOutput, opts: FormatOptions = {}): un
   docs.push(opts.includeFullXr && opts.inputXr ? deepMerge(opts.inputXr, out.xr) : out.xr);
   docs.push(...out.composed);
   if (opts.includeResults) {
+    // The real engine's events (render prints them as Results): the Composition selected, each
+    // function result prefixed with its step, then a fatal result's error or one event per
+    // unready resource (the real engine emits those in Go map order; ours are sorted).
+    const result = (severity: string, reason: string, message: string) => ({
+      apiVersion: 'render.crossplane.io/v1beta1',
+      kind: 'Result',
+      message,
+      reason,
+      severity,
+    });
+    if (out.compositionName !== undefined) {
+      docs.push(result('Normal', 'SelectComposition', `Successfully selected composition: ${out.compositionName}`));
+    }
     for (const r of out.results) {
       if (r.severity === 'Fatal') continue;
-      docs.push({
-        apiVersion: 'render.crossplane.io/v1beta1',
-        kind: 'Result',
-        message: r.message,
-        reason: r.reason,
-        severity: r.severity,
-        step: r.step,
-      });
+      docs.push(result(r.severity, r.reason, `Pipeline step "${r.step}": ${r.message}`));
+    }
+    const fatal = out.results.find((r) => r.severity === 'Fatal');
+    if (out.fatal !== undefined && fatal) {
+      const error = `cannot compose resources: pipeline step "${fatal.step}" returned a fatal result: ${fatal.message}`;
+      docs.push(result('Warning', 'ComposeResources', error));
+    } else {
+      for (const key of Object.keys(out.readiness).sort()) {
+        if (!out.readiness[key]) docs.push(result('Normal', 'ComposeResources', `Composed resource "${key}" is not yet ready`));
+      }
     }
   }
   if (opts.includeContext) {
