@@ -21,21 +21,26 @@
  *   results naming the field; nothing already composed is dropped.
  */
 import {
+  keepCluster,
+  type KeepCluster,
+  type PoolProblem,
+  poolReport,
+  poolsByName,
+  REASON_INVALID_SPEC,
+  readCloudXr,
+} from '../lib/cloud.js';
+import {
   type ComposeRequest,
   type ComposeResult,
   type DesiredResource,
   emptyResult,
-  getPath,
   isReady,
   type JsonObject,
   type KubeObject,
   keepObserved,
-  warning,
 } from '../lib/function.js';
 import { parseEKSCluster } from '../lib/generated/eksclusters.js';
 import { childName } from '../lib/names.js';
-import { compareStrings } from '../lib/order.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
 import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
 import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
 import { autoscalerIam, clusterIam } from './iam.js';
@@ -43,36 +48,23 @@ import { DEFAULT_SUBNET_CIDRS, DEFAULT_VPC_CIDR, networkResources, zonesOf } fro
 import { efaSecurityGroup, launchTemplate, poolNodeGroup, systemNodeGroup } from './nodegroups.js';
 import { AUTOSCALER_KEY, clusterAutoscaler, EFA_DRA_KEY, efaDraDriver } from './releases.js';
 import { efsResources, FILESYSTEM_KEY, STORAGE_CLASS, STORAGE_CLASS_KEY, storageClass } from './storage.js';
-import {
-  invalidNetworkingMessage,
-  invalidSpecMessage,
-  pruneNulls,
-  type PoolProblem,
-  poolProblem,
-  REASON_INVALID_NETWORKING,
-  REASON_INVALID_NODE_POOL,
-  REASON_INVALID_SPEC,
-  specValidCondition,
-} from './validate.js';
+import { invalidNetworkingMessage, poolProblem, REASON_INVALID_NETWORKING } from './validate.js';
 
 /** Keys ready as soon as they are composed. */
 const ALWAYS_READY = new Set(['provider-config-kubernetes', 'provider-config-helm', STORAGE_CLASS_KEY]);
 
+/** What an EKSCluster that cannot be composed keeps: its children and the status it wrote. */
+const KEEP: KeepCluster = { alwaysReady: ALWAYS_READY, statusFields: ['secrets', 'cache'] };
+
 /** Composes an EKSCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  // Only the spec decides what is composed: status (written by us and by
-  // Crossplane) is read raw where needed and never blocks composition.
-  const { status: _status, ...xr } = req.composite;
-  const parsed = parseEKSCluster({ ...xr, spec: pruneNulls(xr['spec']) });
-  const name = req.composite.metadata?.name;
-  const namespace = req.composite.metadata?.namespace;
-  if (!parsed.success || !name || !namespace) {
-    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatZodIssues('', parsed.error);
-    return keepAll(req, REASON_INVALID_SPEC, invalidSpecMessage(issues));
-  }
-  const spec = parsed.data.spec;
+  const xr = readCloudXr(req.composite, 'EKSCluster', parseEKSCluster);
+  if ('invalid' in xr) return keepCluster(req, KEEP, REASON_INVALID_SPEC, xr.invalid);
+  const { name, namespace, spec } = xr;
   const zoned = zonesOf(name, spec.region, spec.networking?.subnetCidrs ?? DEFAULT_SUBNET_CIDRS);
-  if ('errors' in zoned) return keepAll(req, REASON_INVALID_NETWORKING, invalidNetworkingMessage(zoned.errors));
+  if ('errors' in zoned) {
+    return keepCluster(req, KEEP, REASON_INVALID_NETWORKING, invalidNetworkingMessage(zoned.errors));
+  }
 
   const observed: Record<string, KubeObject> = {};
   for (const [key, o] of Object.entries(req.observed)) observed[key] = o.resource;
@@ -99,8 +91,7 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
-  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => compareStrings(a.pool.name, b.pool.name));
-  for (const { pool, index } of pools) {
+  for (const { pool, index } of poolsByName(spec.nodePools)) {
     const ngKey = `nodegroup-${pool.name}`;
     const ltKey = `launch-template-${pool.name}`;
     const problem = poolProblem(pool, index, ctx.zones);
@@ -141,13 +132,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.resources[key] = ALWAYS_READY.has(key) ? { ...d, ready: true } : d;
   }
   result.status = status(ctx.kubeconfigSecret);
-  result.conditions = specValidCondition(
-    req.composite,
-    REASON_INVALID_NODE_POOL,
-    problems.map((p) => p.message),
-  );
-  result.results = problems.map((p) => warning(p.message, REASON_INVALID_NODE_POOL));
-  return result;
+  return Object.assign(result, poolReport(req.composite, problems));
 }
 
 /** The whole XR status: the kubeconfig Secret and the ModelCache StorageClass. */
@@ -156,23 +141,4 @@ function status(kubeconfigSecret: string): JsonObject {
     secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
     cache: { storageClassName: STORAGE_CLASS },
   };
-}
-
-/** Input that cannot be composed at all: keep every observed child and the status we wrote, report it. */
-function keepAll(req: ComposeRequest, reason: string, message: string): ComposeResult {
-  const result = emptyResult();
-  result.resources = keepObserved(req.observed);
-  for (const key of ALWAYS_READY) {
-    const r = result.resources[key];
-    if (r) result.resources[key] = { ...r, ready: true };
-  }
-  const kept: JsonObject = {};
-  for (const field of ['secrets', 'cache']) {
-    const value = getPath(req.composite, 'status', field);
-    if (value !== undefined) kept[field] = structuredClone(value);
-  }
-  if (Object.keys(kept).length > 0) result.status = kept;
-  result.conditions = specValidCondition(req.composite, reason, [message]);
-  result.results = [warning(message, reason)];
-  return result;
 }

@@ -21,31 +21,28 @@
  *   naming the field; nothing already composed is dropped.
  */
 import {
+  keepCluster,
+  type KeepCluster,
+  type PoolProblem,
+  poolReport,
+  poolsByName,
+  REASON_INVALID_SPEC,
+  readCloudXr,
+} from '../lib/cloud.js';
+import {
   type ComposeRequest,
   type ComposeResult,
   type DesiredResource,
   emptyResult,
-  getPath,
   isReady,
   type JsonObject,
   keepObserved,
-  warning,
 } from '../lib/function.js';
 import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
 import { childName } from '../lib/names.js';
-import { compareStrings } from '../lib/order.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
 import type { ProviderConfigRef } from '../lib/objects.js';
 import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
-import {
-  invalidSpecMessage,
-  pruneNulls,
-  type PoolProblem,
-  poolProblem,
-  REASON_INVALID_NODE_POOL,
-  REASON_INVALID_SPEC,
-  specValidCondition,
-} from './validate.js';
+import { poolProblem } from './validate.js';
 
 /** Composition resource name of the VKE cluster. */
 export const CLUSTER_KEY = 'cluster';
@@ -56,19 +53,14 @@ export const GPU_OBSERVER_KEY = 'gpu-observer';
 /** Prefix of a node pool's composition resource name (`node-pool-<pool>`). */
 export const NODE_POOL_PREFIX = 'node-pool-';
 
+/** What a VultrCluster whose spec does not parse keeps: its children and the status it wrote. */
+const KEEP: KeepCluster = { alwaysReady: [PROVIDER_CONFIG_KEY], statusFields: ['secrets', 'limitations'] };
+
 /** Composes a VultrCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
-  // Only the spec decides what is composed: status (written by us and by
-  // Crossplane) is read raw where needed and never blocks composition.
-  const { status: _status, ...xr } = req.composite;
-  const parsed = parseVultrCluster({ ...xr, spec: pruneNulls(xr['spec']) });
-  const name = req.composite.metadata?.name;
-  const namespace = req.composite.metadata?.namespace;
-  if (!parsed.success || !name || !namespace) {
-    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatZodIssues('', parsed.error);
-    return invalidSpec(req, invalidSpecMessage(issues));
-  }
-  const spec = parsed.data.spec;
+  const xr = readCloudXr(req.composite, 'VultrCluster', parseVultrCluster);
+  if ('invalid' in xr) return keepCluster(req, KEEP, REASON_INVALID_SPEC, xr.invalid);
+  const { name, namespace, spec } = xr;
   const kubeconfigSecret = childName(name, 'kubeconfig');
   const providerConfigRef: ProviderConfigRef = {
     kind: spec.credentials?.type || 'ClusterProviderConfig',
@@ -86,11 +78,10 @@ export function compose(req: ComposeRequest): ComposeResult {
   );
 
   const problems: PoolProblem[] = [];
-  const pools = spec.nodePools.map((pool, index) => ({ pool, index })).sort((a, b) => compareStrings(a.pool.name, b.pool.name));
   const dependentsComposed =
     PROVIDER_CONFIG_KEY in observed || Object.keys(observed).some((k) => k.startsWith(NODE_POOL_PREFIX));
   const gateOpen = isReady(observed[CLUSTER_KEY]?.resource) || dependentsComposed;
-  for (const { pool, index } of pools) {
+  for (const { pool, index } of poolsByName(spec.nodePools)) {
     const key = `${NODE_POOL_PREFIX}${pool.name}`;
     const problem = poolProblem(pool, index);
     if (problem) {
@@ -109,13 +100,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
 
   result.status = status(kubeconfigSecret);
-  result.conditions = specValidCondition(
-    req.composite,
-    REASON_INVALID_NODE_POOL,
-    problems.map((p) => p.message),
-  );
-  result.results = problems.map((p) => warning(p.message, REASON_INVALID_NODE_POOL));
-  return result;
+  return Object.assign(result, poolReport(req.composite, problems));
 }
 
 /** The whole XR status: the kubeconfig Secret and the platform's limitations. */
@@ -124,21 +109,4 @@ function status(kubeconfigSecret: string): JsonObject {
     secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
     limitations: LIMITATIONS.map((l) => ({ ...l })),
   };
-}
-
-/** A spec that does not parse: keep every observed child and the status we wrote, report the fields. */
-function invalidSpec(req: ComposeRequest, message: string): ComposeResult {
-  const result = emptyResult();
-  result.resources = keepObserved(req.observed);
-  const pc = result.resources[PROVIDER_CONFIG_KEY];
-  if (pc) result.resources[PROVIDER_CONFIG_KEY] = { ...pc, ready: true };
-  const kept: JsonObject = {};
-  for (const field of ['secrets', 'limitations']) {
-    const value = getPath(req.composite, 'status', field);
-    if (value !== undefined) kept[field] = structuredClone(value);
-  }
-  if (Object.keys(kept).length > 0) result.status = kept;
-  result.conditions = specValidCondition(req.composite, REASON_INVALID_SPEC, [message]);
-  result.results = [warning(message, REASON_INVALID_SPEC)];
-  return result;
 }
