@@ -32,7 +32,6 @@ import {
   isReady,
   type KubeObject,
   normal,
-  warning,
 } from '../lib/function.js';
 import {
   crdKey,
@@ -49,6 +48,7 @@ import {
   pcUsage,
   traefikRelease,
 } from './resources.js';
+import { keepAndWarn } from '../lib/keep.js';
 import { keepObservedComposed } from '../lib/objects.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
@@ -63,10 +63,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   const traefik = getPath(req.composite, 'spec', 'traefik') as Record<string, unknown> | undefined;
   const version = traefik?.['version'];
   if (!traefik || typeof version !== 'string' || version === '') {
-    result.resources = keepObservedComposed(observed);
-    result.conditions.push(condition('ControllerReady', false, 'InvalidSpec', ERR_NO_TRAEFIK));
-    result.results.push(warning(ERR_NO_TRAEFIK));
-    return result;
+    const hold = { type: 'ControllerReady', reason: 'InvalidSpec', message: ERR_NO_TRAEFIK };
+    return keepAndWarn(result, observed, hold, keepObservedComposed);
   }
   const seen = (key: string) => key in observed;
   const obs = (key: string) => observed[key]?.resource;

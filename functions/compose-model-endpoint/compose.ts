@@ -26,10 +26,9 @@ import {
   emptyResult,
   getPath,
   type JsonObject,
-  keepObserved,
   type KubeObject,
-  warning,
 } from '../lib/function.js';
+import { keepAndWarn } from '../lib/keep.js';
 import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
 
 /** Condition type and reasons. */
@@ -58,10 +57,7 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const parsed = parseEndpointUrl(url);
   if (parsed === undefined) {
-    result.resources = keepObserved(req.observed);
-    result.conditions.push(condition(RoutingReady, false, Reason.InvalidURL, msgInvalidUrl(url)));
-    result.results.push(warning(msgInvalidUrl(url)));
-    return result;
+    return keepAndWarn(result, req.observed, { type: RoutingReady, reason: Reason.InvalidURL, message: msgInvalidUrl(url) });
   }
 
   const service: KubeObject = {

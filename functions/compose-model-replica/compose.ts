@@ -43,6 +43,7 @@ import {
   readRequired,
   warning,
 } from '../lib/function.js';
+import { keepAndWarn } from '../lib/keep.js';
 import { kubernetesObject } from '../lib/objects.js';
 import { assemble, type RemoteObject } from './assemble.js';
 import { workloadKey } from './native.js';
@@ -73,10 +74,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   const parsed = readReplica(req.composite);
   if ('error' in parsed) {
-    result.resources = keepObserved(req.observed);
-    result.conditions.push(condition(ModelAccepted, false, Reason.InvalidSpec, parsed.error));
+    keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: parsed.error });
     result.conditions.push(condition(ModelReady, false, Reason.WaitingForModel));
-    result.results.push(warning(parsed.error));
     return result;
   }
   const replica = parsed.replica;
@@ -107,10 +106,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   const keys = replica.spec.engines.map(workloadKey);
   const built = assemble(replica);
   if ('error' in built) {
-    result.resources = keepObserved(req.observed);
-    result.conditions.push(condition(ModelAccepted, false, Reason.InvalidSpec, built.error));
+    keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: built.error });
     result.conditions.push(readiness(req, keys));
-    result.results.push(warning(built.error));
     return result;
   }
 

@@ -34,8 +34,8 @@ import {
   keepObserved,
   type KubeObject,
   readRequired,
-  warning,
 } from '../lib/function.js';
+import { keepAndWarn } from '../lib/keep.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -132,10 +132,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const parsed = parseModelService(req.composite);
   if (!parsed.success) {
     const message = formatZodIssues('', parsed.error);
-    result.resources = keepObserved(req.observed);
-    result.conditions.push(condition(EndpointsResolved, false, Reason.InvalidSpec, message));
-    result.results.push(warning(message));
-    return result;
+    return keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.InvalidSpec, message });
   }
   const entries = parsed.data.spec.endpoints;
   entries.forEach((e, i) => {
@@ -159,10 +156,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const grouped = group(req, namespace, entries);
   const all = grouped.flatMap((g) => g.endpoints);
   if (all.length === 0) {
-    result.resources = keepObserved(req.observed);
-    result.conditions.push(condition(EndpointsResolved, false, Reason.NoEndpoints, msgNoEndpoints));
-    result.results.push(warning(msgNoEndpoints));
-    return result;
+    return keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.NoEndpoints, message: msgNoEndpoints });
   }
   const waiting = all.filter((ep) => backendName(ep) === undefined).length;
   result.conditions.push(condition(EndpointsResolved, true, Reason.Resolved, msgMatched(all.length, waiting)));

@@ -24,15 +24,14 @@
 import {
   type ComposeRequest,
   type ComposeResult,
-  condition,
   type DesiredResource,
   emptyResult,
   fatal,
   getPath,
   isReady,
   type KubeObject,
-  warning,
 } from '../lib/function.js';
+import { keepAndWarn } from '../lib/keep.js';
 import { childName } from '../lib/names.js';
 import {
   HELM_API_VERSION,
@@ -126,10 +125,8 @@ export function compose(req: ComposeRequest): ComposeResult {
       result.results.push(fatal(read.problem));
       return result;
     }
-    result.resources = keepObservedComposed(req.observed);
-    result.conditions.push(condition('Accepted', false, 'InvalidSpec', read.problem));
-    result.results.push(warning(read.problem));
-    return result;
+    const hold = { type: 'Accepted', reason: 'InvalidSpec', message: read.problem };
+    return keepAndWarn(result, req.observed, hold, keepObservedComposed);
   }
   const stack = read.stack;
   const observed = req.observed;
