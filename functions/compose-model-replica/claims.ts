@@ -9,7 +9,7 @@
  * DRA ANDs the selectors of one request, as the scheduler did when it matched.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { claimTemplateName } from './pod.js';
+import { claims, claimTemplateName } from './pod.js';
 import { type Member, REMOTE_NAMESPACE } from './types.js';
 
 /** The desired key of a member's claim template: `resource-claim-<engine>-<role>`. */
@@ -31,4 +31,9 @@ export function claimTemplate(replica: string, engine: string, m: Member): KubeO
     metadata: { name: claimTemplateName(replica, engine, m), namespace: REMOTE_NAMESPACE },
     spec: { spec: { devices: { requests } } },
   };
+}
+
+/** The claim templates of an engine's claiming `members`, in member order, by desired key ({@link claimKey}). */
+export function claimTemplates(replica: string, engine: string, members: readonly Member[]): { key: string; manifest: KubeObject }[] {
+  return members.filter(claims).map((m) => ({ key: claimKey(engine, m), manifest: claimTemplate(replica, engine, m) }));
 }

@@ -20,9 +20,8 @@
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
-import { claimKey, claimTemplate } from './claims.js';
-import type { Workload } from './native.js';
-import { workloadKey } from './native.js';
+import { claimTemplates } from './claims.js';
+import { type Workload, workloadKey } from './native.js';
 import {
   claimResources,
   claims,
@@ -30,22 +29,12 @@ import {
   engineArgs,
   engineContainer,
   healthProbe,
-  placement,
+  memberPodSpec,
   podMetadata,
-  podVolumes,
-  pullSecrets,
+  podTemplate,
   userEnv,
 } from './pod.js';
-import {
-  ENGINE_PORT,
-  type Engine,
-  LWS_ROLE_LABEL,
-  type Member,
-  REMOTE_NAMESPACE,
-  type Replica,
-  roleOf,
-  SERVING_LABEL,
-} from './types.js';
+import { ENGINE_PORT, type Engine, LWS_ROLE_LABEL, type Member, REMOTE_NAMESPACE, type Replica, roleOf, SERVING_LABEL } from './types.js';
 
 /** The env aliases every gang pod gets first, in this order. */
 export const GANG_ENV = [
@@ -65,14 +54,7 @@ function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean): 
     container['ports'] = [{ containerPort: ENGINE_PORT }];
     container['readinessProbe'] = healthProbe(ENGINE_PORT);
   }
-  const spec: JsonObject = {
-    containers: [container],
-    volumes: podVolumes(replica),
-    ...placement(replica.name, engine.name, m),
-  };
-  const secrets = pullSecrets(m);
-  if (secrets) spec['imagePullSecrets'] = secrets;
-  return spec;
+  return memberPodSpec(replica, engine, m, container);
 }
 
 /** The LeaderWorkerSet of a Leader + Worker engine, with its claim templates. */
@@ -85,17 +67,11 @@ export function lwsWorkload(replica: Replica, engine: Engine): Workload {
     [SERVING_LABEL]: replica.name,
     [LWS_ROLE_LABEL]: 'leader',
   });
-  const leaderTemplate: { metadata?: JsonObject; spec: JsonObject } = {
-    ...(leaderMeta ? { metadata: leaderMeta } : {}),
-    spec: podSpec(replica, engine, leader, true),
-  };
+  const leaderTemplate = podTemplate(leaderMeta, podSpec(replica, engine, leader, true));
   const lwt: JsonObject = { size: 1 + (worker?.worker?.nodes ?? 1), leaderTemplate };
   if (worker) {
     const workerMeta = podMetadata(worker.template.metadata, {});
-    lwt['workerTemplate'] = {
-      ...(workerMeta ? { metadata: workerMeta } : {}),
-      spec: podSpec(replica, engine, worker, false),
-    };
+    lwt['workerTemplate'] = podTemplate(workerMeta, podSpec(replica, engine, worker, false));
   }
   const manifest: KubeObject = {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
@@ -103,13 +79,12 @@ export function lwsWorkload(replica: Replica, engine: Engine): Workload {
     metadata: { name, namespace: REMOTE_NAMESPACE },
     spec: { replicas: engine.copies ?? 1, leaderWorkerTemplate: lwt },
   };
-  const claimed = [leader, ...(worker ? [worker] : [])].filter(claims);
   return {
     engine,
     key: workloadKey(engine),
     manifest,
     servingPod: leaderTemplate,
     servingMember: leader,
-    claims: claimed.map((m) => ({ key: claimKey(engine.name, m), manifest: claimTemplate(replica.name, engine.name, m) })),
+    claims: claimTemplates(replica.name, engine.name, worker ? [leader, worker] : [leader]),
   };
 }

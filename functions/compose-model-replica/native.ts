@@ -10,7 +10,7 @@
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
-import { claimKey, claimTemplate } from './claims.js';
+import { claimTemplates } from './claims.js';
 import {
   claimResources,
   claims,
@@ -18,22 +18,13 @@ import {
   engineArgs,
   engineContainer,
   healthProbe,
-  placement,
+  memberPodSpec,
+  type PodTemplate,
   podMetadata,
-  podVolumes,
-  pullSecrets,
+  podTemplate,
   userEnv,
 } from './pod.js';
-import {
-  ENGINE_PORT,
-  type Engine,
-  type Member,
-  REMOTE_NAMESPACE,
-  type Replica,
-  roleOf,
-  SERVING_LABEL,
-  WORKLOAD_LABEL,
-} from './types.js';
+import { ENGINE_PORT, type Engine, type Member, REMOTE_NAMESPACE, type Replica, roleOf, SERVING_LABEL, WORKLOAD_LABEL } from './types.js';
 
 /** A composed engine workload and the pieces routing decorates. */
 export interface Workload {
@@ -43,7 +34,7 @@ export interface Workload {
   /** The Deployment or LeaderWorkerSet. */
   manifest: KubeObject;
   /** The pod template that serves traffic (Deployment template, LWS leader template), inside `manifest`. */
-  servingPod: { metadata?: JsonObject; spec: JsonObject };
+  servingPod: PodTemplate;
   /** The member whose pods serve traffic. */
   servingMember: Member;
   /** The member claim templates, by desired key. */
@@ -72,16 +63,8 @@ export function nativeWorkload(replica: Replica, engine: Engine): Workload {
   if (c.command !== undefined) container['command'] = [...c.command];
   if (c.env !== undefined) container['env'] = userEnv(c);
 
-  const spec: JsonObject = {
-    containers: [container],
-    volumes: podVolumes(replica),
-    ...placement(replica.name, engine.name, member),
-  };
-  const secrets = pullSecrets(member);
-  if (secrets) spec['imagePullSecrets'] = secrets;
-
   const meta = podMetadata(member.template.metadata, { [SERVING_LABEL]: replica.name, [WORKLOAD_LABEL]: name });
-  const template: { metadata?: JsonObject; spec: JsonObject } = meta ? { metadata: meta, spec } : { spec };
+  const template = podTemplate(meta, memberPodSpec(replica, engine, member, container));
   const manifest: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -98,8 +81,6 @@ export function nativeWorkload(replica: Replica, engine: Engine): Workload {
     manifest,
     servingPod: template,
     servingMember: member,
-    claims: claims(member)
-      ? [{ key: claimKey(engine.name, member), manifest: claimTemplate(replica.name, engine.name, member) }]
-      : [],
+    claims: claimTemplates(replica.name, engine.name, [member]),
   };
 }

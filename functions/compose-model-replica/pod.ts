@@ -19,6 +19,7 @@ import {
   CACHE_MOUNT_PATH,
   CACHE_VOLUME,
   CLAIM_NAME,
+  type Engine,
   type EngineContainer,
   type EnvVar,
   type Member,
@@ -144,4 +145,31 @@ export function engineContainer(m: Member): EngineContainer {
 export function pullSecrets(m: Member): JsonObject[] | undefined {
   const s = m.template.spec?.imagePullSecrets;
   return s && s.length > 0 ? s.map((x) => ({ name: x.name })) : undefined;
+}
+
+/**
+ * The pod spec of a member's pods around its engine `container`, the same on
+ * both backends: `containers`, `volumes` ({@link podVolumes}), the
+ * {@link placement} fields, then `imagePullSecrets` when the template has any.
+ */
+export function memberPodSpec(replica: Replica, engine: Engine, m: Member, container: JsonObject): JsonObject {
+  const spec: JsonObject = {
+    containers: [container],
+    volumes: podVolumes(replica),
+    ...placement(replica.name, engine.name, m),
+  };
+  const secrets = pullSecrets(m);
+  if (secrets) spec['imagePullSecrets'] = secrets;
+  return spec;
+}
+
+/** A pod template: `metadata` (omitted when there is none), then `spec`. */
+export interface PodTemplate {
+  metadata?: JsonObject;
+  spec: JsonObject;
+}
+
+/** The pod template of `spec` with `metadata` from {@link podMetadata} (`undefined` leaves it out). */
+export function podTemplate(metadata: JsonObject | undefined, spec: JsonObject): PodTemplate {
+  return metadata ? { metadata, spec } : { spec };
 }
