@@ -269,7 +269,8 @@ export function libraryQuestions(): CelQuestion[] {
     '"abc".substring(2, 1) == ""', '"abc".substring(4) == ""', '"  x \\t\\n".trim() == "x"', '"\\u00a0x\\u0085".trim() == "x"',
     '"aaa".replace("a", "b") == "bbb"', '"aaa".replace("a", "b", 2) == "bba"', '"abc".replace("", "-") == "-a-b-c-"',
     '["a", "b"].join() == "ab"', '["a", "b"].join("-") == "a-b"', '[].join("-") == ""', 'strings.quote("a\\"b\\n") == "\\"a\\\\\\"b\\\\n\\""',
-    '"abc".format([1]) == "abc"', '"abc".reverse() == "cba"',
+    '"abc".format([1]) == "abc"', '"abc".reverse() == "cba"', '"%d items".format([3]) == "3 items"', '"%s".format(["x", 1])',
+    'format.dns1123Label().validate("abc").hasValue()', 'format.named("dns1123Label").hasValue()', 'format.named("nope").hasValue()',
     // standard strings
     '"hello".contains("ell")', '"hello".startsWith("he")', '"hello".endsWith("lo")', '"hello".matches("^h.*o$")',
     'matches("hello", "l+")', '"hello".matches("a(?=b)")', 'matches("a(", "x")', '"hello".matches("[")', '"x".matches("\\\\d")',
@@ -480,4 +481,63 @@ export function ipQuestions(): CelQuestion[] {
     'ip.isCanonical("2001:DB8::1")', 'optional.ofNonZeroValue(ip("0.0.0.0")).hasValue()', 'ip("1.2.3.4") != ip("1.2.3.5")',
   );
   return out.map((expression, i) => ({ expression, device: i % 5 === 0 ? 'multi' : 'empty' }));
+}
+
+/** The Kubernetes URL library (Go net/url semantics). */
+export function urlQuestions(): CelQuestion[] {
+  const urls = ['https://example.com', 'https://example.com:8080/a/b?x=1&y=2&x=3#frag', 'http://user:pa%20ss@host.example:80/p%2Fq',
+    'https://[::1]:443/x', 'https://[fe80::1%25eth0]/', 'https://[1.2.3.4]/', 'https://[::1', 'http://a:b:80/', 'http://host:port/',
+    '/absolute/path', 'relative/path', '', '*', 'mailto:someone@example.com', 'HTTPS://EXAMPLE.com/Path', 'https://example.com/a b',
+    'https://example.com/%zz', 'https://exa%41mple.com/', 'https://ex%2fample.com/', 'https://example.com/?a=%20b+c&d;e=1&&f',
+    'https://example.com/?', 'https://example.com/?#', 'https://example.com/path?q=1#a%20b', 'ftp://ftp.example.com/file.txt',
+    'https://example.com:/', 'https://example.com:abc/', 'https://@example.com/', 'https://u@p@example.com/', 'https://ü.example/',
+    'https://example.com/ü', '//example.com/path', 'https:///path', 'https:', 'https://example.com/a\tb', '1http://x', ':foo',
+    'https://example.com/%2e%2e/', 'https://example.com/a;b,c', 'http://[::ffff:1.2.3.4]:80/', 'a:b', 'http://example.com/?q=%zz&ok=1'];
+  const out: string[] = [];
+  urls.forEach((u, i) => {
+    out.push(`isURL(${q(u)})`);
+    const getter = ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'][i % 5]!;
+    out.push(`url(${q(u)}).${getter}() == ""`, `url(${q(u)}).getEscapedPath() == "/"`, `url(${q(u)}).getHost() == "example.com"`);
+    out.push(`url(${q(u)}).getQuery().size() == 0`, `url(${q(u)}) == url(${q(u)})`);
+  });
+  out.push(
+    'url("https://example.com:8080/a?x=1&x=2").getQuery()["x"] == ["1", "2"]', 'url("https://example.com/?a=%20b+c").getQuery()["a"] == [" b c"]',
+    'url("https://example.com/?d;e=1&f=2").getQuery() == {"f": ["2"]}', 'url("https://example.com/a%2Fb").getEscapedPath() == "/a%2Fb"',
+    'url("https://example.com/a b").getEscapedPath() == "/a%20b"', 'url("https://[::1]:443/").getHostname() == "::1"',
+    'url("https://[::1]:443/").getPort() == "443"', 'url("HTTPS://x/").getScheme() == "https"', 'url("https://a/") == url("https://a")',
+    'url("https://a/") == dyn("https://a/")', 'type(url("https://a")) == type(url("http://b"))', 'url("https://example.com/#a").getEscapedPath() == ""',
+  );
+  return out.map((expression, i) => ({ expression, device: i % 5 === 0 ? 'h200' : 'empty' }));
+}
+
+/** The Kubernetes Format library: named formats and their validation messages. */
+export function formatQuestions(): CelQuestion[] {
+  const names = ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix',
+    'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'];
+  const inputs = ['abc', 'my-name', '-abc', 'abc-', 'a.b', 'ABC', '1abc', '', 'a'.repeat(64), `${'a'.repeat(62)}-`, 'example.com/My_Name', '/x',
+    'a/b/c', 'example.com/', 'https://example.com/a', 'not a uri', '123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000',
+    'aGVsbG8=', 'aGVsbG8', '2024-02-29', '2023-02-29', '2024-02-29T12:34:56Z', '2024-02-29t12:34:56.5+01:00', '2024-02-29T24:00:00Z',
+    'x'.repeat(254), 'a_b', 'a..b'];
+  const out: string[] = [];
+  names.forEach((n, i) => {
+    inputs.forEach((v, j) => {
+      if ((i + j) % 3 === 0) out.push(`format.${n}().validate(${q(v)}).hasValue()`);
+      if ((i * 5 + j) % 7 === 0) out.push(`format.${n}().validate(${q(v)}).orValue([]) == []`);
+      if ((i + 2 * j) % 11 === 0) out.push(`format.named(${q(n)}).value().validate(${q(v)}).value()[0] == ""`);
+    });
+    out.push(`format.named(${q(n)}).hasValue()`, `format.named(${q(n)}) == optional.of(format.${n}())`);
+  });
+  out.push(
+    'format.named("DNS1123Label").hasValue()', 'format.dns1123Label() == format.dns1123Label()', 'format.dns1123Label() == format.dns1035Label()',
+    'format.dns1123Label() == dyn(1)', 'format.dns1123Label().validate(device.driver).hasValue()', 'type(format.uri()) == type(format.uuid())',
+    'format.dns1123Label().validate("a.b").value() == ["must not contain dots"]', 'format.labelValue().validate("").hasValue()',
+    `format.dns1123Label().validate("ABC").value() == ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]`,
+    `format.dns1123Label().validate("ABC").value() == ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]`,
+    'format.uri().validate("not a uri").value() == ["parse \\"not a uri\\": invalid URI for request"]',
+    'format.uri().validate("https://a b").value() == ["parse \\"https://a b\\": invalid character \\" \\" in host name"]',
+    'format.qualifiedName().validate("a/b/c").value()[0].startsWith("a qualified name must consist")',
+    `format.qualifiedName().validate("-x").value() == ["name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]`,
+    `format.dns1123Label().validate("${'a'.repeat(64)}").value()[0] == "must be no more than 63 characters"`,
+  );
+  return out.map((expression, i) => ({ expression, device: i % 5 === 0 ? 'h200' : 'empty' }));
 }

@@ -28,6 +28,8 @@ import {
   syntaxQuestions,
   timeQuestions,
   ipQuestions,
+  urlQuestions,
+  formatQuestions,
 } from './cases.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
@@ -67,6 +69,8 @@ export function allCases(): OracleCase[] {
   cel('syntax', syntaxQuestions());
   cel('time', timeQuestions());
   cel('ip', ipQuestions());
+  cel('url', urlQuestions());
+  cel('format', formatQuestions());
   const random = randomSelectors(700, 20250601);
   random.forEach((expression, i) => {
     cases.push({ id: `grammar-${i + 1}-a`, kind: 'cel', expression, device: GOOD_DEVICES[i % GOOD_DEVICES.length]! });

@@ -21,6 +21,8 @@ import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
 import { type CelType, ERROR } from './types.js';
 import { CelCIDR, CelIP } from './ip.js';
+import { CelURL } from './url.js';
+import { CelFormat } from './format.js';
 import { CelMap, CelOptional, type CelValue, codePointLength } from './values.js';
 
 const MAX = (1n << 64n) - 1n;
@@ -567,6 +569,22 @@ function k8sEstimate(fn: string, id: string, target: AstNode | undefined, args: 
     case 'isSemver':
       if (args.length < 1) return undefined;
       return { cost: factor(sizeOf(args[0]!), STRING_TRAVERSAL) };
+    case 'url': {
+      if (args.length !== 1) return undefined;
+      const sz = sizeOf(args[0]!);
+      return { cost: factor(sz, STRING_TRAVERSAL), size: sz };
+    }
+    case 'getScheme':
+    case 'getHostname':
+    case 'getHost':
+    case 'getPort':
+    case 'getEscapedPath':
+    case 'getQuery':
+    case 'format.named':
+      return { cost: fixed(1n) };
+    case 'validate':
+      if (args.length < 1) return undefined;
+      return { cost: factor(factor(sizeOf(args[0]!), STRING_TRAVERSAL), 128 * REGEX_LENGTH) };
     case 'ip':
       if (id === 'cidr_ip') return { cost: fixed(1n) };
       if (args.length < 1) return undefined;
@@ -610,6 +628,13 @@ function k8sEstimate(fn: string, id: string, target: AstNode | undefined, args: 
       const [l, r] = [args[0]!.type, args[1]!.type];
       if (l.name === r.name && l.kind === 'struct' && (l.name === 'kubernetes.Quantity' || l.name === 'kubernetes.Semver')) return { cost: fixed(1n) };
       if (l.name === r.name && l.kind === 'opaque' && (l.name === 'net.IP' || l.name === 'net.CIDR')) return { cost: fixed(1n) };
+      if (l.name === r.name && l.kind === 'struct' && l.name === 'kubernetes.NamedFormat') return { cost: factor({ min: 1n, max: 64n }, STRING_TRAVERSAL) };
+      if (l.name === r.name && l.kind === 'struct' && l.name === 'kubernetes.URL') {
+        // Kubernetes takes both sizes from the right-hand side.
+        const rs = args[1]!.size;
+        const max = rs ? rs.max : 1n;
+        return { cost: factor({ min: 1n, max }, STRING_TRAVERSAL) };
+      }
       return undefined;
     }
   }
@@ -647,7 +672,7 @@ const ceil = (x: number): number => Math.ceil(x);
 const SIZE_COSTED_FUNCTIONS = new Set([
   'isSorted', 'sum', 'max', 'min', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'substring', 'trim', 'replace', 'split',
   'join', 'find', 'findAll', 'quantity', 'isQuantity', 'semver', 'isSemver', '_==_', '_!=_', 'cidr', 'isIP', 'isCIDR', 'ip',
-  'ip.isCanonical', 'containsIP', 'containsCIDR',
+  'ip.isCanonical', 'containsIP', 'containsCIDR', 'url', 'validate',
 ]);
 const SIZE_COSTED_OVERLOADS = new Set([
   'list_sets_contains_list', 'list_sets_intersects_list', 'list_sets_equivalent_list', 'starts_with_string', 'ends_with_string',
@@ -698,6 +723,18 @@ export function callCost(fn: string, id: string): CallCost {
       return stringTraversal0;
     case 'ip':
       return id === 'cidr_ip' ? unit : stringTraversal0;
+    case 'url':
+      return stringTraversal0;
+    case 'getScheme':
+    case 'getHostname':
+    case 'getHost':
+    case 'getPort':
+    case 'getEscapedPath':
+    case 'getQuery':
+    case 'format.named':
+      return unit;
+    case 'validate':
+      return (a) => ceil((1 + actualSize(a[1]!)) * STRING_TRAVERSAL) * ceil(((a[0] as CelFormat).maxRegexSize ?? 0) * REGEX_LENGTH);
     case 'ip.isCanonical':
       return (a) => ceil(actualSize(a[0]!) * 2 * STRING_TRAVERSAL);
     case 'masked':
@@ -740,7 +777,15 @@ export function callCost(fn: string, id: string): CallCost {
     case 'patch':
       return unit;
     case '_==_':
-      return (a) => (a[0] instanceof Quantity || a[0] instanceof Semver || a[0] instanceof CelIP || a[0] instanceof CelCIDR ? 1 : smallerSize(a, null));
+      return (a) =>
+        a[0] instanceof Quantity ||
+        a[0] instanceof Semver ||
+        a[0] instanceof CelIP ||
+        a[0] instanceof CelCIDR ||
+        a[0] instanceof CelURL ||
+        a[0] instanceof CelFormat
+          ? 1
+          : smallerSize(a, null);
   }
   switch (id) {
     case 'starts_with_string':

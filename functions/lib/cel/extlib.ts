@@ -10,13 +10,15 @@
  * - Kubernetes lists: isSorted, sum, min, max, indexOf, lastIndexOf;
  * - Kubernetes regex: find, findAll;
  * - Kubernetes quantity and semver (library/quantity.go, semverlib.go);
- * - Kubernetes IP and CIDR (library/ip.go, cidr.go), in ip.ts.
+ * - Kubernetes IP and CIDR (library/ip.go, cidr.go), in ip.ts;
+ * - Kubernetes URL (library/urls.go), in url.ts; Format (library/format.go),
+ *   in format.ts.
  *
  * All string positions count code points, as Go's `[]rune` does.
  *
  * Divergences (the functions are not declared, so selectors using them fail
- * to compile here): ext.Strings `format`; the Kubernetes URL, Format and
- * Authz libraries.
+ * to compile here): ext.Strings `format` and the Kubernetes Authz library
+ * (which needs an `authorizer` variable DRA does not declare).
  */
 import { type FunctionDecl, global, member, type Overload } from './library.js';
 import { parseQuantityOrError, Quantity } from './quantity.js';
@@ -24,8 +26,10 @@ import { regexFind, regexFindAll } from './regex.js';
 import { isSemver, parseSemver, parseSemverNormalized, Semver } from './semver.js';
 import { CelCIDR, CelIP, cidrOrError, ipOrError, ipPredicate, parseCIDR, parseIP } from './ip.js';
 import { addDurations, CelDuration } from './time.js';
-import { BOOL, BYTES, type CelType, CIDR, DOUBLE, DURATION, INT, IP, listOf, QUANTITY, SEMVER, STRING, TIMESTAMP, typeParam, UINT } from './types.js';
-import { CelError, CelUint, type CelValue, celCompare, celEquals, noSuchOverload } from './values.js';
+import { CelURL, isURL, urlOrError } from './url.js';
+import { CelFormat, CONSTANT_FORMATS } from './format.js';
+import { BOOL, BYTES, type CelType, CIDR, DOUBLE, DURATION, FORMAT, INT, IP, listOf, mapOf, optionalOf, QUANTITY, SEMVER, STRING, TIMESTAMP, typeParam, UINT, URL_TYPE } from './types.js';
+import { CelError, CelMap, CelOptional, CelUint, type CelValue, celCompare, celEquals, noSuchOverload } from './values.js';
 
 const A = typeParam('A');
 const err = (m: string): never => {
@@ -383,11 +387,36 @@ export const EXTENSIONS: readonly FunctionDecl[] = [
   ]),
   fn('prefixLength', [member('cidr_prefix_length', [CIDR], INT, (a) => BigInt(cidr(a[0]).bits))]),
   fn('masked', [member('cidr_masked', [CIDR], CIDR, (a) => cidr(a[0]).masked())]),
+  // Kubernetes URL library.
+  fn('url', [global('string_to_url', [STRING], URL_TYPE, (a) => urlOrError(s(a[0])))]),
+  fn('isURL', [global('is_url_string', [STRING], BOOL, (a) => isURL(s(a[0])))]),
+  fn('getScheme', [member('url_get_scheme', [URL_TYPE], STRING, (a) => url(a[0]).scheme)]),
+  fn('getHost', [member('url_get_host', [URL_TYPE], STRING, (a) => url(a[0]).host)]),
+  fn('getHostname', [member('url_get_hostname', [URL_TYPE], STRING, (a) => url(a[0]).hostname())]),
+  fn('getPort', [member('url_get_port', [URL_TYPE], STRING, (a) => url(a[0]).port())]),
+  fn('getEscapedPath', [member('url_get_escaped_path', [URL_TYPE], STRING, (a) => url(a[0]).escapedPath())]),
+  fn('getQuery', [member('url_get_query', [URL_TYPE], mapOf(STRING, listOf(STRING)), (a) => CelMap.from(url(a[0]).query()))]),
+  // Kubernetes Format library.
+  fn('validate', [
+    member('format-validate', [FORMAT, STRING], optionalOf(listOf(STRING)), (a) => {
+      const errs = fmtv(a[0]).validate(s(a[1]));
+      return errs.length === 0 ? CelOptional.NONE : CelOptional.of(errs);
+    }),
+  ]),
+  fn('format.named', [
+    global('format-named', [STRING], optionalOf(FORMAT), (a) => {
+      const f = CONSTANT_FORMATS.get(s(a[0]));
+      return f ? CelOptional.of(f) : CelOptional.NONE;
+    }),
+  ]),
+  ...[...CONSTANT_FORMATS].map(([name, f]) => fn(`format.${name}`, [global(`format.${name}`, [], FORMAT, () => f)])),
   fn('major', [member('semver_major', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).major))]),
   fn('minor', [member('semver_minor', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).minor))]),
   fn('patch', [member('semver_patch', [SEMVER], INT, (a) => BigInt.asIntN(64, sv(a[0]).patch))]),
 ];
 
+const fmtv = (v: CelValue | undefined): CelFormat => (v instanceof CelFormat ? v : err('no such overload'));
+const url = (v: CelValue | undefined): CelURL => (v instanceof CelURL ? v : err('no such overload'));
 const ipv = (v: CelValue | undefined): CelIP => (v instanceof CelIP ? v : err('no such overload'));
 const cidr = (v: CelValue | undefined): CelCIDR => (v instanceof CelCIDR ? v : err('no such overload'));
 const containsCIDR = (a: CelCIDR, b: CelCIDR): boolean => a.overlaps(b) && a.bits <= b.bits;

@@ -109,8 +109,8 @@ function parseIPv4Fields(s: string, out: Uint8Array, at: number): string | undef
   return undefined;
 }
 
-/** netip.ParseAddr; returns the address, its zone, and whether it is an IPv4-mapped IPv6 address. */
-function netipParse(input: string): { ip: CelIP; zone: string } | string {
+/** netip.ParseAddr: the address and its zone, or the error text. */
+export function netipParse(input: string): { ip: CelIP; zone: string } | string {
   for (const c of input) {
     if (c === '.') {
       const out = new Uint8Array(4);

@@ -12,6 +12,8 @@ import { QUANTITY, SEMVER, type CelType } from './types.js';
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
 import { CelCIDR, CelIP } from './ip.js';
+import { CelURL } from './url.js';
+import { CelFormat } from './format.js';
 import { CelDuration, CelTimestamp } from './time.js';
 import { CelError, CelMap, CelOptional, CelTypeValue, CelUint, type CelValue, noSuchOverload } from './values.js';
 
@@ -103,6 +105,8 @@ export function matchesRuntime(t: CelType, v: CelValue): boolean {
     case 'struct':
       if (t === QUANTITY || t.name === QUANTITY.name) return v instanceof Quantity;
       if (t === SEMVER || t.name === SEMVER.name) return v instanceof Semver;
+      if (t.name === 'kubernetes.URL') return v instanceof CelURL;
+      if (t.name === 'kubernetes.NamedFormat') return v instanceof CelFormat;
       return v instanceof CelMap;
     case 'opaque':
       if (t.name === 'optional_type') return v instanceof CelOptional;

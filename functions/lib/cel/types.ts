@@ -53,6 +53,8 @@ export const QUANTITY = simple('struct', 'kubernetes.Quantity');
 export const SEMVER = simple('struct', 'kubernetes.Semver');
 export const DRA_DEVICE = simple('struct', 'kubernetes.DRADevice');
 export const IP = simple('opaque', 'net.IP');
+export const URL_TYPE = simple('struct', 'kubernetes.URL');
+export const FORMAT = simple('struct', 'kubernetes.NamedFormat');
 export const CIDR = simple('opaque', 'net.CIDR');
 
 export const listOf = (elem: CelType): CelType => ({ kind: 'list', name: 'list', params: [elem] });

@@ -21,6 +21,8 @@ import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
 import { CelCIDR, CelIP } from './ip.js';
 import { CelDuration, CelTimestamp } from './time.js';
+import { CelURL } from './url.js';
+import { CelFormat } from './format.js';
 
 /** Any CEL runtime value. */
 export type CelValue =
@@ -41,6 +43,8 @@ export type CelValue =
   | CelDuration
   | CelIP
   | CelCIDR
+  | CelURL
+  | CelFormat
   | CelError;
 
 /**
@@ -187,6 +191,8 @@ export function typeName(v: CelValue): string {
   if (v instanceof CelDuration) return 'google.protobuf.Duration';
   if (v instanceof CelIP) return 'net.IP';
   if (v instanceof CelCIDR) return 'net.CIDR';
+  if (v instanceof CelURL) return 'kubernetes.URL';
+  if (v instanceof CelFormat) return 'kubernetes.NamedFormat';
   return 'error';
 }
 
@@ -363,6 +369,14 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   if (a instanceof CelCIDR) {
     if (!(b instanceof CelCIDR)) throw noSuchOverload();
     return a.equals(b);
+  }
+  if (a instanceof CelURL) {
+    if (!(b instanceof CelURL)) throw noSuchOverload();
+    return a.toString() === b.toString();
+  }
+  if (a instanceof CelFormat) {
+    if (!(b instanceof CelFormat)) throw noSuchOverload();
+    return a.name === b.name;
   }
   return false;
 }
