@@ -41,6 +41,7 @@ import {
 } from '../lib/function.js';
 import { parseEKSCluster } from '../lib/generated/eksclusters.js';
 import { childName } from '../lib/names.js';
+import { markReady } from '../lib/ready.js';
 import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
 import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
 import { autoscalerIam, clusterIam } from './iam.js';
@@ -125,8 +126,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   for (const key of Object.keys(desired).sort()) {
     const resource = desired[key]!;
-    result.resources[key] =
-      ALWAYS_READY.has(key) || isReady(observed[key]) ? { resource, ready: true } : { resource };
+    result.resources[key] = markReady(resource, ALWAYS_READY.has(key) || isReady(observed[key]));
   }
   for (const [key, d] of Object.entries(kept)) {
     result.resources[key] = ALWAYS_READY.has(key) ? { ...d, ready: true } : d;

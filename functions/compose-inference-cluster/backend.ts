@@ -13,13 +13,7 @@
  * - A kept (passed-through) child never carries status or Crossplane's own
  *   `spec.crossplane` block of a nested XR, so re-applying it changes nothing.
  */
-import {
-  type DesiredResource,
-  isReady,
-  type JsonObject,
-  type KubeObject,
-  type ObservedResource,
-} from '../lib/function.js';
+import type { DesiredResource, JsonObject, KubeObject, ObservedResource } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import {
   clusterProviderConfig,
@@ -131,9 +125,4 @@ export function keepChildren(observed: Record<string, ObservedResource>, only?: 
 /** One observed child kept, or `undefined` when not observed. */
 export function keepChild(observed: Record<string, ObservedResource>, key: string): DesiredResource | undefined {
   return keepChildren(observed, [key])[key];
-}
-
-/** A desired entry, ready iff the observed counterpart is Ready. */
-export function readyAsObserved(resource: KubeObject, observed: ObservedResource | undefined): DesiredResource {
-  return isReady(observed?.resource) ? { resource, ready: true } : { resource };
 }

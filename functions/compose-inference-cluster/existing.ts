@@ -25,12 +25,12 @@ import {
   readRequired,
   warning,
 } from '../lib/function.js';
+import { readyAsObserved } from '../lib/ready.js';
 import {
   clusterProviderConfigFor,
   KEY_CPC,
   KEY_SERVING_STACK,
   providerConfigName,
-  readyAsObserved,
   type SecretEntry,
   servingStack,
 } from './backend.js';

@@ -35,6 +35,7 @@ import {
   normal,
   warning,
 } from '../lib/function.js';
+import { readyAsObserved } from '../lib/ready.js';
 import {
   backendUsage,
   clusterProviderConfigFor,
@@ -42,7 +43,6 @@ import {
   KEY_SERVING_STACK,
   keepChild,
   providerConfigName,
-  readyAsObserved,
   type SecretEntry,
   servingStack,
 } from './backend.js';

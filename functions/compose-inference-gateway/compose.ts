@@ -50,6 +50,7 @@ import {
 } from './resources.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { keepObservedComposed } from '../lib/objects.js';
+import { markReady } from '../lib/ready.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
 export const MSG_TRAEFIK_READY = 'Traefik ready, composing Gateway';
@@ -70,7 +71,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const obs = (key: string) => observed[key]?.resource;
   const res: Record<string, DesiredResource> = {};
   const put = (key: string, resource: KubeObject, ready: boolean) => {
-    res[key] = ready ? { resource, ready: true } : { resource };
+    res[key] = markReady(resource, ready);
   };
 
   put('provider-config-helm', inClusterProviderConfig(), true);

@@ -29,6 +29,7 @@ import {
   type KubeObject,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { markReady } from '../lib/ready.js';
 import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
 
 /** Condition type and reasons. */
@@ -66,11 +67,10 @@ export function compose(req: ComposeRequest): ComposeResult {
     metadata: { namespace },
     spec: { ports: [{ port: parsed.port, protocol: 'TCP' }] },
   };
-  result.resources['service'] =
-    req.observed['service'] !== undefined ? { resource: service, ready: true } : { resource: service };
+  result.resources['service'] = markReady(service, req.observed['service'] !== undefined);
   if (svcName !== undefined) {
     const slice = endpointSlice(namespace, svcName, parsed);
-    result.resources['endpointslice'] = both ? { resource: slice, ready: true } : { resource: slice };
+    result.resources['endpointslice'] = markReady(slice, both);
   }
   result.conditions.push(
     both

@@ -45,6 +45,7 @@ import {
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { kubernetesObject } from '../lib/objects.js';
+import { markReady } from '../lib/ready.js';
 import { assemble, type RemoteObject } from './assemble.js';
 import { workloadKey } from './native.js';
 import { AVAILABLE_QUERY, type Replica, readReplica } from './types.js';
@@ -134,7 +135,7 @@ function wrap(req: ComposeRequest, objects: RemoteObject[], pc: string): Record<
     });
     const observed = req.observed[o.key]?.resource;
     const ready = observed !== undefined && (o.readiness === 'created' || isReady(observed));
-    out[o.key] = ready ? { resource, ready: true } : { resource };
+    out[o.key] = markReady(resource, ready);
   }
   return out;
 }

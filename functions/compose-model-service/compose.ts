@@ -36,6 +36,7 @@ import {
   readRequired,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { markReady } from '../lib/ready.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -171,7 +172,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     spec: { parentRefs: [{ ...GATEWAY_REF }], rules: [rule] },
   };
   const routed = accepted(req.observed['httproute']?.resource) && refs.length > 0;
-  result.resources['httproute'] = routed ? { resource: route, ready: true } : { resource: route };
+  result.resources['httproute'] = markReady(route, routed);
   result.conditions.push(
     routed ? condition(RoutingReady, true, Reason.RouteConfigured) : condition(RoutingReady, false, Reason.Configuring),
   );

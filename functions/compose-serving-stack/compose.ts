@@ -28,10 +28,10 @@ import {
   emptyResult,
   fatal,
   getPath,
-  isReady,
   type KubeObject,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { readyAsObserved } from '../lib/ready.js';
 import { childName } from '../lib/names.js';
 import {
   HELM_API_VERSION,
@@ -142,7 +142,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const gateOpen = PC_KUBERNETES_KEY in observed && PC_HELM_KEY in observed;
   for (const { key, resource, keptBy } of remoteResources(stack, pc)) {
     if (!gateOpen && !(key in observed) && !keptBy.some((k) => k in observed)) continue;
-    resources[key] = isReady(observed[key]?.resource) ? { resource, ready: true } : { resource };
+    resources[key] = readyAsObserved(resource, observed[key]);
   }
   result.resources = resources;
 

@@ -32,7 +32,6 @@ import {
 import {
   type ComposeRequest,
   type ComposeResult,
-  type DesiredResource,
   emptyResult,
   isReady,
   type JsonObject,
@@ -41,6 +40,7 @@ import {
 import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
 import { childName } from '../lib/names.js';
 import type { ProviderConfigRef } from '../lib/objects.js';
+import { readyAsObserved } from '../lib/ready.js';
 import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
 import { poolProblem } from './validate.js';
 
@@ -69,12 +69,9 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const result = emptyResult();
   const observed = req.observed;
-  const readyIfObserved = (key: string, resource: DesiredResource['resource']): DesiredResource =>
-    isReady(observed[key]?.resource) ? { resource, ready: true } : { resource };
-
-  result.resources[CLUSTER_KEY] = readyIfObserved(
-    CLUSTER_KEY,
+  result.resources[CLUSTER_KEY] = readyAsObserved(
     cluster({ name, region: spec.region, version: spec.kubernetesVersion, kubeconfigSecret, providerConfigRef }),
+    observed[CLUSTER_KEY],
   );
 
   const problems: PoolProblem[] = [];
@@ -91,12 +88,12 @@ export function compose(req: ComposeRequest): ComposeResult {
       continue;
     }
     if (gateOpen && pool.plan !== undefined) {
-      result.resources[key] = readyIfObserved(key, nodePool(pool, pool.plan, providerConfigRef));
+      result.resources[key] = readyAsObserved(nodePool(pool, pool.plan, providerConfigRef), observed[key]);
     }
   }
   if (gateOpen) {
     result.resources[PROVIDER_CONFIG_KEY] = { resource: kubernetesProviderConfig(kubeconfigSecret, namespace), ready: true };
-    result.resources[GPU_OBSERVER_KEY] = readyIfObserved(GPU_OBSERVER_KEY, gpuObserver(kubeconfigSecret, namespace));
+    result.resources[GPU_OBSERVER_KEY] = readyAsObserved(gpuObserver(kubeconfigSecret, namespace), observed[GPU_OBSERVER_KEY]);
   }
 
   result.status = status(kubeconfigSecret);
