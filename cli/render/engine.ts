@@ -244,10 +244,12 @@ export function prepareXR(xr: KubeObject, composition: KubeObject, observed: rea
   const machinery = { ...((spec['crossplane'] ?? {}) as JsonObject) };
   machinery['compositionRef'] = { name: composition.metadata?.name ?? '' };
   if (observed.length > 0) {
+    // As the real engine's InjectResourceRefs: the namespace is kept only when the XR has none.
     machinery['resourceRefs'] = observed.map((o) => ({
       apiVersion: o.apiVersion,
       kind: o.kind,
       name: o.metadata?.name ?? '',
+      ...(!xr.metadata?.namespace && o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
     }));
   }
   spec['crossplane'] = machinery;
