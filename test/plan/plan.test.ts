@@ -60,6 +60,14 @@ describe('plan examples/quickstart (the demo seeds)', () => {
   });
 });
 
+describe('plan --together (a deployment arriving while the clusters come up)', () => {
+  it('still converges and places both replicas once the clusters are Ready', async () => {
+    const report = buildReport(await plan([join(REPO_ROOT, 'examples/quickstart')], { together: true }));
+    expect(report.converged).toBe(true);
+    expect(report.deployments[0]?.replicas.map((r) => r.cluster).sort()).toEqual(['eks-eu-central', 'eks-us-east']);
+  });
+});
+
 describe('plan ../shared/corpus/seeds/vultr (unchanged)', () => {
   let report: PlanReport;
   beforeAll(async () => {
