@@ -14,6 +14,7 @@
  * - Every builder returns fresh objects; inputs are never mutated.
  */
 import type { JsonObject } from '../lib/function.js';
+import { withoutNulls } from '../lib/json.js';
 import { childName } from '../lib/names.js';
 import {
   CACHE_MOUNT_PATH,
@@ -96,17 +97,6 @@ export function engineArgs(c: EngineContainer, inject: boolean): string[] {
   if (args.some((a) => a === '--model' || a.startsWith('--model='))) return args;
   args.push(`--model=${CACHE_MOUNT_PATH}`);
   return args;
-}
-
-/** A deep copy of a JSON value with every `null` field dropped. */
-export function withoutNulls<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(withoutNulls) as T;
-  if (v !== null && typeof v === 'object') {
-    const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = withoutNulls(x);
-    return out as T;
-  }
-  return v;
 }
 
 /** The user's env, copied without null fields. */

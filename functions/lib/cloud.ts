@@ -33,6 +33,7 @@ import {
   type Result,
   warning,
 } from './function.js';
+import { withoutNulls } from './json.js';
 import { keepAndWarn } from './keep.js';
 import { compareStrings } from './order.js';
 import { formatZodIssues } from './zod-issues.js';
@@ -55,20 +56,6 @@ export interface PoolProblem {
   message: string;
 }
 
-/**
- * A copy of `value` without the object fields that are `null`, as the API
- * server prunes them from a non-nullable field before defaulting (Kubernetes
- * CRD defaulting, "nulls are pruned"). The InferenceCluster passes unset
- * bounds as explicit `null`s; they mean "use the default".
- */
-export function pruneNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(pruneNulls);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = pruneNulls(v);
-  return out;
-}
-
 /** The message of a cloud XR (`kind`, e.g. `EKSCluster`) whose spec cannot be composed at all. */
 export function invalidSpecMessage(kind: string, issues: string): string {
   return `${kind} spec is invalid: ${issues}. Fix the fields named; nothing is changed until then.`;
@@ -81,14 +68,16 @@ export type XrParser<S> = (obj: unknown) => { success: true; data: { spec: S } }
 export type CloudXr<S> = { name: string; namespace: string; spec: S } | { invalid: string };
 
 /**
- * Reads a namespaced cloud XR: its spec with `null` fields pruned and the
- * XRD's defaults applied, its name and namespace. A spec that does not parse,
+ * Reads a namespaced cloud XR: its spec with `null` fields pruned (the
+ * InferenceCluster passes unset bounds as explicit `null`s, meaning "use the
+ * default", as the API server would prune them) and the XRD's defaults
+ * applied, its name and namespace. A spec that does not parse,
  * or a missing name or namespace, is `{invalid}` with
  * {@link invalidSpecMessage} naming the fields.
  */
 export function readCloudXr<S>(composite: KubeObject, kind: string, parse: XrParser<S>): CloudXr<S> {
   const { status: _status, ...xr } = composite;
-  const parsed = parse({ ...xr, spec: pruneNulls(xr['spec']) });
+  const parsed = parse({ ...xr, spec: withoutNulls(xr['spec']) });
   const name = composite.metadata?.name;
   const namespace = composite.metadata?.namespace;
   if (!parsed.success || !name || !namespace) {
