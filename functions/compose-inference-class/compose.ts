@@ -13,6 +13,7 @@
  * Schema validation (required fields, enums, CEL rules) is the API server's
  * job: the XRD carries every rule, so an invalid class never reaches here.
  */
+import { compareStrings } from '../lib/order.js';
 import { type ComposeRequest, type ComposeResult, condition, emptyResult, getPath, type JsonObject } from '../lib/function.js';
 
 /** True when a class provisioned this way can serve multi-node (Leader + Worker) gangs. */
@@ -25,7 +26,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const devices = getPath(req.composite, 'spec', 'devices');
   const published = (Array.isArray(devices) ? (devices as JsonObject[]) : [])
     .map((d): JsonObject => ({ ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 }))
-    .sort((a, b) => String(a['name']).localeCompare(String(b['name'])));
+    .sort((a, b) => compareStrings(String(a['name']), String(b['name'])));
   const result = emptyResult();
   result.status = {
     devices: published,

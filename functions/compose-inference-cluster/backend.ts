@@ -14,11 +14,11 @@
  *   `spec.crossplane` block of a nested XR, so re-applying it changes nothing.
  */
 import type { DesiredResource, JsonObject, KubeObject, ObservedResource } from '../lib/function.js';
+import { keepObserved } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import {
   clusterProviderConfig,
   clusterUsage,
-  keepObservedComposed,
   type ProviderConfigCredentials,
   usage,
 } from '../lib/objects.js';
@@ -110,7 +110,7 @@ export function keepChildren(observed: Record<string, ObservedResource>, only?: 
     const o = observed[key];
     if (o) picked[key] = o;
   }
-  const kept = keepObservedComposed(picked);
+  const kept = keepObserved(picked);
   for (const d of Object.values(kept)) {
     const spec = d.resource['spec'];
     if (spec && typeof spec === 'object' && 'crossplane' in spec && d.resource.apiVersion.includes('modelplane.ai/')) {

@@ -48,8 +48,8 @@ import {
   pcUsage,
   traefikRelease,
 } from './resources.js';
+import { keepObserved } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
-import { keepObservedComposed } from '../lib/objects.js';
 import { markReady } from '../lib/ready.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
@@ -65,7 +65,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const version = traefik?.['version'];
   if (!traefik || typeof version !== 'string' || version === '') {
     const hold = { type: 'ControllerReady', reason: 'InvalidSpec', message: ERR_NO_TRAEFIK };
-    return keepAndWarn(result, observed, hold, keepObservedComposed);
+    return keepAndWarn(result, observed, hold, keepObserved);
   }
   const seen = (key: string) => key in observed;
   const obs = (key: string) => observed[key]?.resource;

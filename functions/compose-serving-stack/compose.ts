@@ -32,11 +32,11 @@ import {
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readyAsObserved } from '../lib/ready.js';
+import { keepObserved } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import {
   HELM_API_VERSION,
   KUBERNETES_API_VERSION,
-  keepObservedComposed,
   type ProviderConfigCredentials,
   type ProviderConfigRef,
   providerConfig,
@@ -126,7 +126,7 @@ export function compose(req: ComposeRequest): ComposeResult {
       return result;
     }
     const hold = { type: 'Accepted', reason: 'InvalidSpec', message: read.problem };
-    return keepAndWarn(result, req.observed, hold, keepObservedComposed);
+    return keepAndWarn(result, req.observed, hold, keepObserved);
   }
   const stack = read.stack;
   const observed = req.observed;

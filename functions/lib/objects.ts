@@ -273,21 +273,3 @@ export function apiGroup(apiVersion: string): string {
 /** The annotation provider-helm (and every Crossplane provider) takes the external name from. */
 export const EXTERNAL_NAME_ANNOTATION = 'crossplane.io/external-name';
 
-/**
- * {@link keepObserved} for composed managed resources: observed children
- * passed through as desired, but keeping `crossplane.io/external-name`, which
- * `keepObserved` drops with Crossplane's other annotations. Dropping it would
- * release our ownership of the field, and a Release would fall back to its
- * generated name: a re-install under another release name.
- */
-export function keepObservedComposed(observed: Record<string, ObservedResource>): Record<string, DesiredResource> {
-  const kept = keepObserved(observed);
-  for (const [key, d] of Object.entries(kept)) {
-    const name = observed[key]?.resource.metadata?.annotations?.[EXTERNAL_NAME_ANNOTATION];
-    if (name === undefined) continue;
-    const meta = { ...(d.resource.metadata ?? {}) };
-    meta.annotations = { ...(meta.annotations ?? {}), [EXTERNAL_NAME_ANNOTATION]: name };
-    d.resource.metadata = meta;
-  }
-  return kept;
-}

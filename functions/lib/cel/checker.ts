@@ -12,7 +12,7 @@
  */
 import type { CompExpr, Expr, ParsedAst } from './ast.js';
 import { type FunctionDecl, type Overload, typeParamsOf } from './library.js';
-import { compileRegex } from './regex.js';
+import { validate } from './validators.js';
 import {
   ANY,
   BOOL,
@@ -74,7 +74,9 @@ export const DRA_DEVICE_FIELDS: ReadonlyMap<string, CelType> = new Map([
 export function check(parsed: ParsedAst, env: CheckerEnv): CheckedAst | CheckIssue[] {
   const c = new Checker(env);
   c.check(parsed.expr);
-  if (c.issues.length === 0) c.validate(parsed.expr);
+  if (c.issues.length === 0) {
+    validate(parsed.expr, (e) => substitute(c.mappings, c.types.get(e.id) ?? ERROR, true), (id, message) => c.issues.push({ id, message }));
+  }
   if (c.issues.length > 0) {
     const off = (i: CheckIssue) => parsed.offsets.get(i.id) ?? 0;
     return [...c.issues].sort((a, b) => off(a) - off(b));
@@ -377,53 +379,6 @@ class Checker {
   private assertType(e: Expr, t: CelType): void {
     const actual = this.getType(e);
     if (!this.isAssignable(t, actual)) this.error(e.id, `expected type '${formatType(t)}' but found '${formatType(actual)}'`);
-  }
-
-  /** The AST validators of the Kubernetes environment, run on the checked types. */
-  validate(root: Expr): void {
-    const final = (e: Expr) => substitute(this.mappings, this.getType(e), true);
-    walk(root, (e) => {
-      if (e.kind === 'list') {
-        let first: CelType | undefined;
-        for (const [i, el] of e.elems.entries()) {
-          let t = final(el);
-          if (e.optIndices.includes(i)) t = t.params[0] ?? t;
-          if (!first) first = t;
-          else if (!isEquivalentType(first, t)) {
-            this.error(el.id, `expected type '${formatType(first)}' but found '${formatType(t)}'`);
-            break;
-          }
-        }
-      } else if (e.kind === 'map') {
-        let kt: CelType | undefined;
-        let vt: CelType | undefined;
-        for (const en of e.entries) {
-          const k = final(en.key);
-          let v = final(en.value);
-          if (en.optional) v = v.params[0] ?? v;
-          if (!kt || !vt) {
-            kt = k;
-            vt = v;
-            continue;
-          }
-          if (!isEquivalentType(kt, k)) this.error(en.key.id, `expected type '${formatType(kt)}' but found '${formatType(k)}'`);
-          if (!isEquivalentType(vt, v)) this.error(en.value.id, `expected type '${formatType(vt)}' but found '${formatType(v)}'`);
-        }
-      } else if (e.kind === 'call') {
-        if (e.fn !== 'matches' && e.fn !== 'find' && e.fn !== 'findAll') return;
-        const bad = (x: Expr | undefined): string | undefined =>
-          x?.kind === 'lit' && typeof x.value === 'string' && typeof compileRegex(x.value) === 'string' ? (compileRegex(x.value) as string) : undefined;
-        // ValidateRegexLiterals checks the first argument of `matches`.
-        if (e.fn === 'matches' && bad(e.args[0]) !== undefined) {
-          this.error(e.args[0]!.id, 'invalid matches argument');
-          return;
-        }
-        // Program creation compiles a literal pattern (the second argument counting the receiver).
-        const pattern = e.target ? e.args[0] : e.args[1];
-        const why = bad(pattern);
-        if (why !== undefined) this.error(e.id, `program instantiation failed: ${why}`);
-      }
-    });
   }
 }
 

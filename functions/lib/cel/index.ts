@@ -31,6 +31,7 @@ import { check, type CheckerEnv, DRA_DEVICE_FIELDS } from './checker.js';
 import { estimateCost } from './cost.js';
 import { type CelDevice, type DeviceError, type InferenceClassDevice, restoreQuantities, toCelDevice } from './device.js';
 import { EXTENSIONS } from './extlib.js';
+import { KUBERNETES_LIBRARIES } from './k8slib.js';
 import { COST_LIMIT_MESSAGE, type EvalState, PlanError, type Program, plan } from './interpreter.js';
 import type { FunctionDecl } from './library.js';
 import { parse, CelSyntaxError } from './parser.js';
@@ -90,7 +91,7 @@ export interface MatchResult {
 
 const FUNCTIONS: ReadonlyMap<string, FunctionDecl> = (() => {
   const m = new Map<string, FunctionDecl>();
-  for (const f of [...STANDARD, ...EXTENSIONS]) {
+  for (const f of [...STANDARD, ...EXTENSIONS, ...KUBERNETES_LIBRARIES]) {
     const prev = m.get(f.name);
     m.set(f.name, prev ? { ...prev, overloads: [...prev.overloads, ...f.overloads] } : f);
   }

@@ -17,9 +17,10 @@
  */
 import { ACCUMULATOR, type Expr } from './ast.js';
 import type { CheckedAst } from './checker.js';
-import { callCost, hasUnitCallCost } from './cost.js';
+import { callCost, hasUnitCallCost } from './runtime-cost.js';
 import { dispatch, type FunctionDecl, matchesRuntime, type Overload } from './library.js';
-import { optIndex, TYPE_IDENTS } from './stdlib.js';
+import { optIndex } from './operators.js';
+import { TYPE_IDENTS } from './stdlib.js';
 import type { CelType } from './types.js';
 import { CelError, CelMap, CelOptional, CelTypeValue, type CelValue, noSuchOverload } from './values.js';
 

@@ -1,10 +1,7 @@
 /**
  * A recursive-descent CEL parser equivalent to cel-go's ANTLR grammar
- * (`parser/gen/CEL.g4`) and visitor (`parser/parser.go`) with the macros
- * the Kubernetes DRA environment enables: has, all, exists, exists_one, map,
- * filter (standard), the two-variable all/exists/existsOne/exists_one and
- * transformList/transformMap/transformMapEntry (ext.TwoVarComprehensions),
- * cel.bind (ext.Bindings), optMap/optFlatMap (optional types).
+ * (`parser/gen/CEL.g4`) and visitor (`parser/parser.go`), expanding the
+ * macros of the Kubernetes DRA environment as it goes (macros.ts).
  *
  * Faithful details: `&&`/`||` chains become balanced trees; an even number of
  * `!` or `-` cancels out; `-` directly before a number is a signed literal;
@@ -15,7 +12,8 @@
  * Divergence: syntax error messages are in ANTLR's style but not always
  * word for word; the position is the offending token.
  */
-import { ACCUMULATOR, type CallExpr, type Expr, type MapEntry, type ParsedAst, UNUSED_ITER_VAR } from './ast.js';
+import type { CallExpr, Expr, MapEntry, ParsedAst } from './ast.js';
+import { expandMacro } from './macros.js';
 import { parseUintLiteral, CelSyntaxError, type Token, tokenize } from './lexer.js';
 import type { CelValue } from './values.js';
 
@@ -73,7 +71,7 @@ class Parser {
   private readonly toks: Token[];
   private pos = 0;
   private nextId = 1;
-  private readonly offsets = new Map<number, number>();
+  readonly offsets = new Map<number, number>();
 
   constructor(private readonly src: string) {
     this.toks = tokenize(src);
@@ -115,20 +113,21 @@ class Parser {
   private fail(message: string, t: Token): never {
     throw new CelSyntaxError(message, t.start);
   }
-  private id(offset: number): number {
+  /** A new node id at a source offset. */
+  id(offset: number): number {
     const id = this.nextId++;
     this.offsets.set(id, offset);
     return id;
   }
 
   // ---- node builders ----
-  private call(offset: number, fn: string, args: Expr[], target?: Expr): CallExpr {
+  call(offset: number, fn: string, args: Expr[], target?: Expr): CallExpr {
     return { kind: 'call', id: this.id(offset), fn, target, args };
   }
-  private lit(offset: number, value: CelValue): Expr {
+  lit(offset: number, value: CelValue): Expr {
     return { kind: 'lit', id: this.id(offset), value };
   }
-  private ident(offset: number, name: string): Expr {
+  ident(offset: number, name: string): Expr {
     return { kind: 'ident', id: this.id(offset), name };
   }
 
@@ -425,155 +424,12 @@ class Parser {
 
   // ---- macros ----
   private callOrMacro(offset: number, fn: string, args: Expr[], target?: Expr): Expr {
-    const m = this.expandMacro(offset, fn, args, target);
+    const m = expandMacro(this, offset, fn, args, target);
     return m ?? this.call(offset, fn, args, target);
   }
 
-  private expandMacro(offset: number, fn: string, args: Expr[], target?: Expr): Expr | undefined {
-    const n = args.length;
-    if (!target) {
-      if (fn === 'has' && n === 1) {
-        const a = args[0]!;
-        if (a.kind !== 'select') this.failAt('invalid argument to has() macro', a);
-        return { kind: 'select', id: this.id(offset), operand: a.operand, field: a.field, testOnly: true };
-      }
-      return undefined;
-    }
-    const accu = () => this.ident(offset, ACCUMULATOR);
-    const bool = (b: boolean) => this.lit(offset, b);
-    const c = (f: string, ...a: Expr[]) => this.call(offset, f, a);
-    const comp = (iterVar: string, iterVar2: string | undefined, iterRange: Expr, accuVar: string, accuInit: Expr, loopCond: Expr, loopStep: Expr, result: Expr): Expr => ({
-      kind: 'comp',
-      id: this.id(offset),
-      iterVar,
-      iterVar2,
-      iterRange,
-      accuVar,
-      accuInit,
-      loopCond,
-      loopStep,
-      result,
-    });
-    const list = (...elems: Expr[]): Expr => ({ kind: 'list', id: this.id(offset), elems, optIndices: [] });
-    const map = (): Expr => ({ kind: 'map', id: this.id(offset), entries: [] });
-
-    if ((fn === 'all' || fn === 'exists' || fn === 'exists_one') && n === 2) {
-      const v = this.iterVar(args[0]!, 'argument must be a simple name');
-      return this.quantifier(offset, fn, v, undefined, target, args[1]!);
-    }
-    if ((fn === 'all' || fn === 'exists' || fn === 'existsOne' || fn === 'exists_one') && n === 3) {
-      const [v1, v2] = this.iterVars(args[0]!, args[1]!);
-      return this.quantifier(offset, fn, v1, v2, target, args[2]!);
-    }
-    if ((fn === 'map' && (n === 2 || n === 3)) || (fn === 'filter' && n === 2)) {
-      const v = this.iterVar(args[0]!, 'argument is not an identifier');
-      let step: Expr;
-      if (fn === 'filter') step = c('_?_:_', args[1]!, c('_+_', accu(), list(args[0]!)), accu());
-      else if (n === 3) step = c('_?_:_', args[1]!, c('_+_', accu(), list(args[2]!)), accu());
-      else step = c('_+_', accu(), list(args[1]!));
-      return comp(v, undefined, target, ACCUMULATOR, list(), bool(true), step, accu());
-    }
-    if ((fn === 'transformList' || fn === 'transformMap' || fn === 'transformMapEntry') && (n === 3 || n === 4)) {
-      const [v1, v2] = this.iterVars(args[0]!, args[1]!);
-      const filter = n === 4 ? args[2] : undefined;
-      const transform = n === 4 ? args[3]! : args[2]!;
-      let step: Expr;
-      if (fn === 'transformList') step = c('_+_', accu(), list(transform));
-      else if (fn === 'transformMap') step = c('cel.@mapInsert', accu(), this.ident(offset, v1), transform);
-      else step = c('cel.@mapInsert', accu(), transform);
-      if (filter) step = c('_?_:_', filter, step, accu());
-      return comp(v1, v2, target, ACCUMULATOR, fn === 'transformList' ? list() : map(), bool(true), step, accu());
-    }
-    if (fn === 'bind' && n === 3) {
-      if (target.kind !== 'ident' || target.name !== 'cel') return undefined;
-      const v = args[0]!;
-      if (v.kind !== 'ident') this.failAt('cel.bind() variable names must be simple identifiers', v);
-      return comp(UNUSED_ITER_VAR, undefined, list(), v.name, args[1]!, bool(false), this.ident(offset, v.name), args[2]!);
-    }
-    if ((fn === 'optMap' || fn === 'optFlatMap') && n === 2) {
-      const v = args[0]!;
-      if (v.kind !== 'ident') this.failAt(`${fn}() variable name must be a simple identifier`, v);
-      const copy = cloneExpr(target, (o) => this.id(o), this.offsets);
-      const bound = comp(UNUSED_ITER_VAR, undefined, list(), v.name, this.call(offset, 'value', [], copy), bool(false), this.ident(offset, v.name), args[1]!);
-      const hasValue = this.call(offset, 'hasValue', [], target);
-      const some = fn === 'optMap' ? c('optional.of', bound) : bound;
-      return c('_?_:_', hasValue, some, c('optional.none'));
-    }
-    return undefined;
-  }
-
-  private quantifier(
-    offset: number,
-    fn: string,
-    v1: string,
-    v2: string | undefined,
-    target: Expr,
-    pred: Expr,
-  ): Expr {
-    const accu = () => this.ident(offset, ACCUMULATOR);
-    const c = (f: string, ...a: Expr[]) => this.call(offset, f, a);
-    const comp = (accuInit: Expr, loopCond: Expr, loopStep: Expr, result: Expr): Expr => ({
-      kind: 'comp',
-      id: this.id(offset),
-      iterVar: v1,
-      iterVar2: v2,
-      iterRange: target,
-      accuVar: ACCUMULATOR,
-      accuInit,
-      loopCond,
-      loopStep,
-      result,
-    });
-    if (fn === 'all') return comp(this.lit(offset, true), c('@not_strictly_false', accu()), c('_&&_', accu(), pred), accu());
-    if (fn === 'exists') {
-      return comp(this.lit(offset, false), c('@not_strictly_false', c('!_', accu())), c('_||_', accu(), pred), accu());
-    }
-    return comp(
-      this.lit(offset, 0n),
-      this.lit(offset, true),
-      c('_?_:_', pred, c('_+_', accu(), this.lit(offset, 1n)), accu()),
-      c('_==_', accu(), this.lit(offset, 1n)),
-    );
-  }
-
-  private iterVar(e: Expr, message: string): string {
-    if (e.kind !== 'ident') this.failAt(message, e);
-    if (e.name === ACCUMULATOR) this.failAt('iteration variable overwrites accumulator variable', e);
-    return e.name;
-  }
-
-  private iterVars(a: Expr, b: Expr): [string, string] {
-    const v1 = this.iterVar(a, 'argument must be a simple name');
-    const v2 = this.iterVar(b, 'argument must be a simple name');
-    if (v1 === v2) this.failAt(`duplicate variable name: ${v1}`, b);
-    return [v1, v2];
-  }
-
-  private failAt(message: string, e: Expr): never {
+  /** Throws a syntax error at an expression's position (used by the macros). */
+  failAt(message: string, e: Expr): never {
     throw new CelSyntaxError(message, this.offsets.get(e.id) ?? 0);
-  }
-}
-
-/** A deep copy with fresh ids (cel-go MacroExprFactory.Copy). */
-function cloneExpr(e: Expr, newId: (offset: number) => number, offsets: Map<number, number>): Expr {
-  const id = () => newId(offsets.get(e.id) ?? 0);
-  const r = (x: Expr) => cloneExpr(x, newId, offsets);
-  switch (e.kind) {
-    case 'lit':
-      return { kind: 'lit', id: id(), value: e.value };
-    case 'ident':
-      return { kind: 'ident', id: id(), name: e.name };
-    case 'select':
-      return { kind: 'select', id: id(), operand: r(e.operand), field: e.field, testOnly: e.testOnly };
-    case 'call':
-      return { kind: 'call', id: id(), fn: e.fn, target: e.target && r(e.target), args: e.args.map(r) };
-    case 'list':
-      return { kind: 'list', id: id(), elems: e.elems.map(r), optIndices: e.optIndices };
-    case 'map':
-      return { kind: 'map', id: id(), entries: e.entries.map((en) => ({ id: newId(offsets.get(en.id) ?? 0), key: r(en.key), value: r(en.value), optional: en.optional })) };
-    case 'struct':
-      return { kind: 'struct', id: id(), typeName: e.typeName, fields: e.fields.map((f) => ({ ...f, id: newId(offsets.get(f.id) ?? 0), value: r(f.value) })) };
-    case 'comp':
-      return { ...e, id: id(), iterRange: r(e.iterRange), accuInit: r(e.accuInit), loopCond: r(e.loopCond), loopStep: r(e.loopStep), result: r(e.result) };
   }
 }

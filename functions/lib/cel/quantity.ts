@@ -19,18 +19,22 @@
  * Divergence: none in behaviour; decimals wider than 1,000,000 digits throw a
  * RangeError (see decimal.ts).
  */
-import { Dec, parseDec } from './decimal.js';
 import {
-  divideByScaleInt64,
-  INT64_MAX,
-  inInt64,
-  int64Add,
-  int64Multiply,
-  negativeScaleInt64,
-  positiveScaleInt64,
-  removeInt64Factors,
-  wrap64,
-} from './int64.js';
+  addAmount,
+  amountBase1024,
+  amountCanonical,
+  cmpAmount,
+  decBase1024,
+  decCanonical,
+  goPow10,
+  type Int64Amount,
+  ZERO_AMOUNT,
+} from './amount.js';
+import { Dec, parseDec } from './decimal.js';
+import { constructSuffix, interpretSuffix } from './suffix.js';
+import { INT64_MAX, inInt64, int64Multiply, negativeScaleInt64, positiveScaleInt64, wrap64 } from './int64.js';
+
+export { goPow10 } from './amount.js';
 
 /** How a quantity renders: the format of its suffix. */
 export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
@@ -49,35 +53,7 @@ export class QuantityParseError extends Error {
   override readonly name = 'QuantityParseError';
 }
 
-interface Int64Amount {
-  readonly value: bigint;
-  readonly scale: number;
-}
 
-const ZERO_AMOUNT: Int64Amount = { value: 0n, scale: 0 };
-
-const DECIMAL_SUFFIXES: ReadonlyMap<string, number> = new Map([
-  ['n', -9],
-  ['u', -6],
-  ['m', -3],
-  ['', 0],
-  ['k', 3],
-  ['M', 6],
-  ['G', 9],
-  ['T', 12],
-  ['P', 15],
-  ['E', 18],
-]);
-const DECIMAL_BY_EXPONENT: ReadonlyMap<number, string> = new Map([...DECIMAL_SUFFIXES].map(([s, e]) => [e, s]));
-const BINARY_SUFFIXES: ReadonlyMap<string, number> = new Map([
-  ['Ki', 10],
-  ['Mi', 20],
-  ['Gi', 30],
-  ['Ti', 40],
-  ['Pi', 50],
-  ['Ei', 60],
-]);
-const BINARY_BY_EXPONENT: ReadonlyMap<number, string> = new Map([...BINARY_SUFFIXES].map(([s, e]) => [e, s]));
 const SUFFIX_CHARS = 'eEinumkKMGTP';
 
 /** A mutable box around a decimal: Go's `*inf.Dec`, shared by struct copies. */
@@ -476,164 +452,4 @@ function splitQuantity(str: string): QuantityParts | string {
   while (pos < end && isDigit(str[pos])) pos++;
   if (pos >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
   return ERR_FORMAT_WRONG;
-}
-
-interface Interpreted {
-  base: 2 | 10;
-  exponent: number;
-  format: QuantityFormat;
-}
-
-/** resource suffixer.interpret. */
-function interpretSuffix(s: string): Interpreted | undefined {
-  const dec = DECIMAL_SUFFIXES.get(s);
-  if (dec !== undefined) return { base: 10, exponent: dec, format: 'DecimalSI' };
-  const bin = BINARY_SUFFIXES.get(s);
-  if (bin !== undefined) return { base: 2, exponent: bin, format: 'BinarySI' };
-  if (s.length > 1 && (s[0] === 'E' || s[0] === 'e')) {
-    const parsed = goParseInt64(s.slice(1));
-    if (parsed === undefined) return undefined;
-    return { base: 10, exponent: Number(BigInt.asIntN(32, parsed)), format: 'DecimalExponent' };
-  }
-  return undefined;
-}
-
-/** strconv.ParseInt(s, 10, 64). */
-function goParseInt64(s: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
-  const v = BigInt(s.startsWith('+') ? s.slice(1) : s);
-  return inInt64(v) ? v : undefined;
-}
-
-/** suffixer.constructBytes: the suffix, or '' when there is none for that exponent. */
-function constructSuffix(base: 2 | 10, exponent: number, format: QuantityFormat): string {
-  switch (format) {
-    case 'DecimalSI':
-      return base === 10 ? (DECIMAL_BY_EXPONENT.get(exponent) ?? '') : '';
-    case 'BinarySI':
-      return base === 2 ? (BINARY_BY_EXPONENT.get(exponent) ?? '') : '';
-    default:
-      if (base !== 10 || exponent === 0) return '';
-      return `e${exponent}`;
-  }
-}
-
-/** int64Amount.Cmp. */
-function cmpAmount(a0: Int64Amount, b0: Int64Amount): number {
-  let a = a0.value;
-  let b = b0.value;
-  if (a0.scale > b0.scale) {
-    const [result, remainder, exact] = divideByScaleInt64(b, a0.scale - b0.scale);
-    if (!exact) return amountDec(a0).cmp(amountDec(b0));
-    if (result === a) return remainder === 0n ? 0 : remainder > 0n ? -1 : 1;
-    b = result;
-  } else if (a0.scale < b0.scale) {
-    const [result, remainder, exact] = divideByScaleInt64(a, b0.scale - a0.scale);
-    if (!exact) return amountDec(a0).cmp(amountDec(b0));
-    if (result === b) return remainder === 0n ? 0 : remainder > 0n ? 1 : -1;
-    a = result;
-  }
-  return a === b ? 0 : a < b ? -1 : 1;
-}
-
-function amountDec(a: Int64Amount): Dec {
-  return new Dec(a.value, -a.scale);
-}
-
-/** int64Amount.Add: the sum, or undefined when it does not fit. */
-function addAmount(a: Int64Amount, b: Int64Amount): Int64Amount | undefined {
-  if (b.value === 0n) return a;
-  if (a.value === 0n) return b;
-  if (a.scale === b.scale) {
-    const [c, ok] = int64Add(a.value, b.value);
-    return ok ? { value: c, scale: a.scale } : undefined;
-  }
-  if (a.scale > b.scale) {
-    const [c, ok] = positiveScaleInt64(a.value, a.scale - b.scale);
-    if (!ok) return undefined;
-    const [d, ok2] = int64Add(c, b.value);
-    return ok2 ? { value: d, scale: b.scale } : undefined;
-  }
-  const [c, ok] = positiveScaleInt64(b.value, b.scale - a.scale);
-  if (!ok) return undefined;
-  const [d, ok2] = int64Add(a.value, c);
-  return ok2 ? { value: d, scale: a.scale } : undefined;
-}
-
-/** int64Amount.AsCanonicalBytes: digits and a power-of-ten exponent that is a multiple of 3. */
-function amountCanonical(a: Int64Amount): [string, number] {
-  let [amount, times] = removeInt64Factors(a.value, 10n);
-  let exponent = a.scale + times;
-  const r = exponent % 3;
-  if (r === 1 || r === -2) {
-    const [v, ok] = scaleBy(amount, 10n);
-    if (!ok) return decCanonical(amountDec(a));
-    amount = v;
-    exponent -= 1;
-  } else if (r === 2 || r === -1) {
-    const [v, ok] = scaleBy(amount, 100n);
-    if (!ok) return decCanonical(amountDec(a));
-    amount = v;
-    exponent -= 2;
-  }
-  return [amount.toString(), exponent];
-}
-
-/** int64MultiplyScale10 / int64MultiplyScale100. */
-function scaleBy(a: bigint, f: bigint): [bigint, boolean] {
-  if (a === 0n || a === 1n) return [a * f, true];
-  if (a === -(1n << 63n)) return [0n, false];
-  const c = wrap64(a * f);
-  return [c, c / f === a];
-}
-
-/** infDecAmount.AsCanonicalBytes. */
-function decCanonical(d: Dec): [string, number] {
-  let exponent = -d.scale;
-  let amount = d.unscaled;
-  while (amount !== 0n && amount % 10n === 0n) {
-    amount /= 10n;
-    exponent++;
-  }
-  while (exponent % 3 !== 0) {
-    amount *= 10n;
-    exponent--;
-  }
-  return [amount.toString(), exponent];
-}
-
-/** int64Amount.AsCanonicalBase1024Bytes. */
-function amountBase1024(a: Int64Amount): [string, number] {
-  let value: bigint;
-  if (a.scale < 0) {
-    value = negativeScaleInt64(a.value, -a.scale)[0];
-  } else {
-    const [v, ok] = positiveScaleInt64(a.value, a.scale);
-    if (!ok) return decBase1024(amountDec(a));
-    value = v;
-  }
-  const [amount, exponent] = removeInt64Factors(value, 1024n);
-  return [amount.toString(), exponent];
-}
-
-/** infDecAmount.AsCanonicalBase1024Bytes. */
-function decBase1024(d: Dec): [string, number] {
-  let amount = d.roundUp(0).unscaled;
-  let times = 0;
-  while (amount !== 0n && amount % 1024n === 0n) {
-    amount /= 1024n;
-    times++;
-  }
-  return [amount.toString(), times];
-}
-
-const POW10_TAB = Array.from({ length: 32 }, (_, i) => Number(`1e${i}`));
-const POW10_POS32 = Array.from({ length: 10 }, (_, i) => Number(`1e${i * 32}`));
-const POW10_NEG32 = Array.from({ length: 11 }, (_, i) => Number(`1e-${i * 32}`));
-
-/** Go's math.Pow10, table for table. */
-export function goPow10(n: number): number {
-  if (n >= 0 && n <= 308) return POW10_POS32[Math.trunc(n / 32)]! * POW10_TAB[n % 32]!;
-  if (n >= -323 && n <= 0) return POW10_NEG32[Math.trunc(-n / 32)]! / POW10_TAB[-n % 32]!;
-  return n > 0 ? Number.POSITIVE_INFINITY : 0;
 }

@@ -9,15 +9,17 @@
 import { netipParse } from './ip.js';
 import { CelError } from './values.js';
 
-const enum Mode {
-  Path,
-  PathSegment,
-  Host,
-  Zone,
-  UserPassword,
-  QueryComponent,
-  Fragment,
-}
+/** net/url encoding modes. */
+const Mode = {
+  Path: 0,
+  PathSegment: 1,
+  Host: 2,
+  Zone: 3,
+  UserPassword: 4,
+  QueryComponent: 5,
+  Fragment: 6,
+} as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -53,7 +55,7 @@ function shouldEscape(c: number, mode: Mode): boolean {
 class UrlError extends Error {}
 
 /** net/url unescape on bytes. */
-function unescape(s: Uint8Array, mode: Mode): Uint8Array {
+function urlUnescape(s: Uint8Array, mode: Mode): Uint8Array {
   let n = 0;
   let hasPlus = false;
   for (let i = 0; i < s.length; ) {
@@ -92,7 +94,7 @@ function unescape(s: Uint8Array, mode: Mode): Uint8Array {
 }
 
 /** net/url escape on bytes. */
-function escape(s: Uint8Array, mode: Mode): string {
+function urlEscape(s: Uint8Array, mode: Mode): string {
   let out = '';
   for (const c of s) {
     if (c === 0x20 && mode === Mode.QueryComponent) out += '+';
@@ -135,23 +137,23 @@ export class CelURL {
   escapedPath(): string {
     if (this.rawPath !== '' && validEncoded(this.rawPath, Mode.Path)) {
       try {
-        if (bytesEqual(unescape(bytes(this.rawPath), Mode.Path), this.path)) return this.rawPath;
+        if (bytesEqual(urlUnescape(bytes(this.rawPath), Mode.Path), this.path)) return this.rawPath;
       } catch {
         // fall through
       }
     }
     if (text(this.path) === '*') return '*';
-    return escape(this.path, Mode.Path);
+    return urlEscape(this.path, Mode.Path);
   }
   private escapedFragment(): string {
     if (this.rawFragment !== '' && validEncoded(this.rawFragment, Mode.Fragment)) {
       try {
-        if (bytesEqual(unescape(bytes(this.rawFragment), Mode.Fragment), this.fragment)) return this.rawFragment;
+        if (bytesEqual(urlUnescape(bytes(this.rawFragment), Mode.Fragment), this.fragment)) return this.rawFragment;
       } catch {
         // fall through
       }
     }
-    return escape(this.fragment, Mode.Fragment);
+    return urlEscape(this.fragment, Mode.Fragment);
   }
   /** URL.Query: the query parameters, invalid pairs skipped. */
   query(): Map<string, string[]> {
@@ -166,8 +168,8 @@ export class CelURL {
       let value = eq === -1 ? '' : key.slice(eq + 1);
       key = eq === -1 ? key : key.slice(0, eq);
       try {
-        key = text(unescape(bytes(key), Mode.QueryComponent));
-        value = text(unescape(bytes(value), Mode.QueryComponent));
+        key = text(urlUnescape(bytes(key), Mode.QueryComponent));
+        value = text(urlUnescape(bytes(value), Mode.QueryComponent));
       } catch {
         continue;
       }
@@ -185,11 +187,11 @@ export class CelURL {
         if (!(this.omitHost && this.host === '' && !this.user)) {
           if (this.host !== '' || this.path.length > 0 || this.user) buf += '//';
           if (this.user) {
-            buf += escape(this.user.username, Mode.UserPassword);
-            if (this.user.password) buf += `:${escape(this.user.password, Mode.UserPassword)}`;
+            buf += urlEscape(this.user.username, Mode.UserPassword);
+            if (this.user.password) buf += `:${urlEscape(this.user.password, Mode.UserPassword)}`;
             buf += '@';
           }
-          if (this.host !== '') buf += escape(bytes(this.host), Mode.Host);
+          if (this.host !== '') buf += urlEscape(bytes(this.host), Mode.Host);
         }
       }
       const path = this.escapedPath();
@@ -253,13 +255,13 @@ function parseHost(host: string): string {
     if (close < 0) throw new UrlError("missing ']' in host");
     const colonPort = host.slice(close + 1);
     if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quote(colonPort)} after host`);
-    const port = text(unescape(bytes(colonPort), Mode.Host));
+    const port = text(urlUnescape(bytes(colonPort), Mode.Host));
     const hostname = host.slice(1, close);
     const zone = hostname.indexOf('%25');
     const unescaped =
       zone >= 0
-        ? text(unescape(bytes(hostname.slice(0, zone)), Mode.Host)) + text(unescape(bytes(hostname.slice(zone)), Mode.Zone))
-        : text(unescape(bytes(hostname), Mode.Host));
+        ? text(urlUnescape(bytes(hostname.slice(0, zone)), Mode.Host)) + text(urlUnescape(bytes(hostname.slice(zone)), Mode.Zone))
+        : text(urlUnescape(bytes(hostname), Mode.Host));
     const addr = netipParse(unescaped);
     if (typeof addr === 'string') throw new UrlError(`invalid host: ParseAddr(${quote(unescaped)}): ${addr}`);
     if (addr.ip.is4) throw new UrlError('invalid IP-literal');
@@ -267,7 +269,7 @@ function parseHost(host: string): string {
   }
   const i = host.lastIndexOf(':');
   if (i !== -1 && !validOptionalPort(host.slice(i))) throw new UrlError(`invalid port ${quote(host.slice(i))} after host`);
-  return text(unescape(bytes(host), Mode.Host));
+  return text(urlUnescape(bytes(host), Mode.Host));
 }
 
 function parseAuthority(u: CelURL, authority: string): void {
@@ -277,11 +279,11 @@ function parseAuthority(u: CelURL, authority: string): void {
   const userinfo = authority.slice(0, at);
   if (!/^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(userinfo)) throw new UrlError('net/url: invalid userinfo');
   const colon = userinfo.indexOf(':');
-  if (colon === -1) u.user = { username: unescape(bytes(userinfo), Mode.UserPassword) };
+  if (colon === -1) u.user = { username: urlUnescape(bytes(userinfo), Mode.UserPassword) };
   else {
     u.user = {
-      username: unescape(bytes(userinfo.slice(0, colon)), Mode.UserPassword),
-      password: unescape(bytes(userinfo.slice(colon + 1)), Mode.UserPassword),
+      username: urlUnescape(bytes(userinfo.slice(0, colon)), Mode.UserPassword),
+      password: urlUnescape(bytes(userinfo.slice(colon + 1)), Mode.UserPassword),
     };
   }
 }
@@ -326,9 +328,9 @@ function parse(raw: string, viaRequest: boolean): CelURL {
   } else if (u.scheme !== '' && rest.startsWith('/')) {
     u.omitHost = true;
   }
-  const path = unescape(bytes(rest), Mode.Path);
+  const path = urlUnescape(bytes(rest), Mode.Path);
   u.path = path;
-  u.rawPath = escape(path, Mode.Path) === rest ? '' : rest;
+  u.rawPath = urlEscape(path, Mode.Path) === rest ? '' : rest;
   return u;
 }
 
@@ -339,8 +341,8 @@ function parseWithFragment(raw: string): CelURL {
   if (hash !== -1) {
     const f = raw.slice(hash + 1);
     if (f !== '') {
-      u.fragment = unescape(bytes(f), Mode.Fragment);
-      u.rawFragment = escape(u.fragment, Mode.Fragment) === f ? '' : f;
+      u.fragment = urlUnescape(bytes(f), Mode.Fragment);
+      u.rawFragment = urlEscape(u.fragment, Mode.Fragment) === f ? '' : f;
     }
   }
   return u;
