@@ -17,7 +17,7 @@
  * - No `metadata.name` unless asked: Crossplane names composed resources
  *   deterministically (crossplane.md §1.5 step 4).
  */
-import { type DesiredResource, type JsonObject, type KubeObject, keepObserved, type ObjectMeta, type ObservedResource } from './function.js';
+import type { JsonObject, KubeObject, ObjectMeta } from './function.js';
 
 /** provider-helm's managed API (namespaced Release, ProviderConfig). */
 export const HELM_API_VERSION = 'helm.m.crossplane.io/v1beta1';
