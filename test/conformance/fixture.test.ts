@@ -18,15 +18,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Allowed, applyAllowList, compareStreams, renderMismatchMessage, unifiedDiff } from './compare.js';
 import {
   ROOT,
-  realCrossplaneAvailable,
+  skipUnlessBuilt,
   realRender,
   type Served,
-  SKIP_MESSAGE,
   serveFunctions,
 } from './harness.js';
 
 const fixture = join(ROOT, 'test/conformance/fixtures/broken-example');
-const available = realCrossplaneAvailable();
+const describeIfBuilt = skipUnlessBuilt('a deliberately broken example fails render conformance');
 
 describe('conformance comparison', () => {
   it('a unified diff shows the real line first, then ours, with context', () => {
@@ -56,7 +55,7 @@ describe('conformance comparison', () => {
   });
 });
 
-describe.skipIf(!available)('a deliberately broken example fails render conformance with a readable diff', () => {
+describeIfBuilt('a deliberately broken example fails render conformance with a readable diff', () => {
   let served: Served;
   beforeAll(async () => {
     served = await serveFunctions();
@@ -83,8 +82,3 @@ describe.skipIf(!available)('a deliberately broken example fails render conforma
   });
 });
 
-if (!available) {
-  describe('a deliberately broken example fails render conformance', () => {
-    it.skip(SKIP_MESSAGE, () => {});
-  });
-}

@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,6 +31,17 @@ export const SHARED = resolve(ROOT, '../shared');
 /** The one line a skipped conformance test shows. */
 export const SKIP_MESSAGE =
   'real Crossplane CLI not built (.cache/bin/crossplane missing): run npm run crossplane:build (needs Go)';
+
+/**
+ * `describe` when the binaries are built; otherwise registers one skipped test
+ * named after {@link SKIP_MESSAGE} instead of the suite (and, with `log`,
+ * prints that line once), so a laptop without Go sees one line, not a list.
+ */
+export function skipUnlessBuilt(title: string, opts: { log?: boolean } = {}): (name: string, fn: () => void) => void {
+  if (realCrossplaneAvailable()) return (name, fn) => describe(name, fn);
+  if (opts.log) console.log(`conformance: skipped: ${SKIP_MESSAGE}`);
+  return () => describe(title, () => it.skip(SKIP_MESSAGE, () => {}));
+}
 
 /** True when the real binaries have been built. */
 export function realCrossplaneAvailable(): boolean {

@@ -15,23 +15,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compareStreams, describeAllowList, loadAllowList, renderMismatchMessage } from './compare.js';
 import {
   type Example,
   exampleArgs,
   ourRender,
   ROOT,
-  realCrossplaneAvailable,
+  skipUnlessBuilt,
   realRender,
   realRenderCommand,
   renderExamples,
   type Served,
-  SKIP_MESSAGE,
   serveFunctions,
 } from './harness.js';
 
-const available = realCrossplaneAvailable();
+const describeIfBuilt = skipUnlessBuilt('render conformance', { log: true });
 const examples = renderExamples();
 const allowed = loadAllowList();
 
@@ -40,7 +39,7 @@ const variants: { name: string; flags: (ex: Example) => string[] }[] = [
   { name: 'full', flags: (ex) => [...exampleArgs(ex, { xrd: true }), '-x', '-r', '-c'] },
 ];
 
-describe.skipIf(!available)('render conformance: modelplane render == crossplane composition render', () => {
+describeIfBuilt('render conformance: modelplane render == crossplane composition render', () => {
   let served: Served;
 
   beforeAll(async () => {
@@ -88,8 +87,3 @@ describe.skipIf(!available)('render conformance: modelplane render == crossplane
   }
 });
 
-if (!available) {
-  describe('render conformance', () => {
-    it.skip(SKIP_MESSAGE, () => {});
-  });
-}

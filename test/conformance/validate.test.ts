@@ -24,26 +24,25 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CLI,
   exampleArgs,
   ROOT,
   type Run,
-  realCrossplaneAvailable,
+  skipUnlessBuilt,
   realRender,
   renderExamples,
   run,
   type Served,
   SHARED,
-  SKIP_MESSAGE,
   serveFunctions,
   VALIDATE_CACHE,
 } from './harness.js';
 
 type Obj = Record<string, unknown>;
 
-const available = realCrossplaneAvailable();
+const describeIfBuilt = skipUnlessBuilt('validation conformance');
 
 function yamlFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -145,7 +144,7 @@ function composedWithCrd(stream: string): Obj[] {
     .filter((d) => sharedCrdGvks.has(gvkOf(d)));
 }
 
-describe.skipIf(!available)('validation conformance: crossplane validate accepts our manifests', () => {
+describeIfBuilt('validation conformance: crossplane validate accepts our manifests', () => {
   let served: Served;
   beforeAll(async () => {
     served = await serveFunctions();
@@ -205,8 +204,3 @@ describe.skipIf(!available)('validation conformance: crossplane validate accepts
   });
 });
 
-if (!available) {
-  describe('validation conformance', () => {
-    it.skip(SKIP_MESSAGE, () => {});
-  });
-}
