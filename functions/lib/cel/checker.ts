@@ -25,7 +25,6 @@ import {
   internalIsAssignable,
   isDyn,
   isDynOrError,
-  isEquivalentType,
   isExactType,
   isOptional,
   listOf,
@@ -407,32 +406,3 @@ function qualifiedName(e: Expr): string | undefined {
   }
   return undefined;
 }
-
-/** Visits every node, parents first. */
-export function walk(e: Expr, visit: (e: Expr) => void): void {
-  visit(e);
-  switch (e.kind) {
-    case 'select':
-      walk(e.operand, visit);
-      return;
-    case 'call':
-      if (e.target) walk(e.target, visit);
-      for (const a of e.args) walk(a, visit);
-      return;
-    case 'list':
-      for (const a of e.elems) walk(a, visit);
-      return;
-    case 'map':
-      for (const en of e.entries) {
-        walk(en.key, visit);
-        walk(en.value, visit);
-      }
-      return;
-    case 'struct':
-      for (const f of e.fields) walk(f.value, visit);
-      return;
-    case 'comp':
-      for (const x of [e.iterRange, e.accuInit, e.loopCond, e.loopStep, e.result]) walk(x, visit);
-  }
-}
-

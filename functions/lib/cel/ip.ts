@@ -5,7 +5,7 @@
  * embedded IPv4 tail, RFC 5952 output; Kubernetes rejects zones and
  * IPv4-mapped IPv6 addresses.
  */
-import { CelError } from './values.js';
+import { CelError } from './errors.js';
 
 const err = (m: string): never => {
   throw new CelError(m);

@@ -11,7 +11,7 @@
  * and unknown to Go; offsets follow ICU's rules, which may differ from Go's
  * tz database for historical dates.
  */
-import { CelError } from './values.js';
+import { CelError } from './errors.js';
 
 const NS_PER_SEC = 1_000_000_000n;
 const MIN_UNIX = -62135596800n;

@@ -7,7 +7,7 @@
  * the last one, as Go did before its 1.26 `urlstrictcolons` setting.
  */
 import { netipParse } from './ip.js';
-import { CelError } from './values.js';
+import { CelError } from './errors.js';
 
 /** net/url encoding modes. */
 const Mode = {

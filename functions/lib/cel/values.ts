@@ -17,12 +17,15 @@
  * | optional | {@link CelOptional} |
  * | type | {@link CelTypeValue} |
  */
+import { CelError } from './errors.js';
 import { Quantity } from './quantity.js';
 import { Semver } from './semver.js';
 import { CelCIDR, CelIP } from './ip.js';
 import { CelDuration, CelTimestamp } from './time.js';
 import { CelURL } from './url.js';
 import { CelFormat } from './format.js';
+
+export { CelError } from './errors.js';
 
 /** Any CEL runtime value. */
 export type CelValue =
@@ -46,19 +49,6 @@ export type CelValue =
   | CelURL
   | CelFormat
   | CelError;
-
-/**
- * An evaluation error. Thrown by strict operations, held as a value by
- * non-strict ones. Errors are frequent and expected in selector evaluation
- * (a device without the attribute), so no stack trace is captured.
- */
-export class CelError {
-  readonly name = 'CelError';
-  constructor(readonly message: string) {}
-  toString(): string {
-    return this.message;
-  }
-}
 
 /** A CEL uint (0 … 2^64-1). */
 export class CelUint {
