@@ -16,8 +16,6 @@ import { parseArgs } from 'node:util';
 import {
   acceptanceQuestions,
   type CelQuestion,
-  libraryQuestions,
-  limitQuestions,
   QUANTITY_EXTRAS,
   QUANTITY_NUMBERS,
   QUANTITY_SUFFIXES,
@@ -25,12 +23,16 @@ import {
   SEED_SELECTORS,
   SEMVER_INPUTS,
   semverQuestions,
+} from './cases.js';
+import {
+  formatQuestions,
+  ipQuestions,
+  libraryQuestions,
+  limitQuestions,
   syntaxQuestions,
   timeQuestions,
-  ipQuestions,
   urlQuestions,
-  formatQuestions,
-} from './cases.js';
+} from './cases-libraries.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
 import { randomSelectors } from './grammar.js';
