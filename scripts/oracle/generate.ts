@@ -33,6 +33,7 @@ import {
   timeQuestions,
   urlQuestions,
 } from './cases-libraries.js';
+import { stringFormatQuestions } from './cases-format.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
 import { randomSelectors } from './grammar.js';
@@ -73,6 +74,7 @@ export function allCases(): OracleCase[] {
   cel('ip', ipQuestions());
   cel('url', urlQuestions());
   cel('format', formatQuestions());
+  cel('strformat', stringFormatQuestions());
   const random = randomSelectors(700, 20250601);
   random.forEach((expression, i) => {
     cases.push({ id: `grammar-${i + 1}-a`, kind: 'cel', expression, device: GOOD_DEVICES[i % GOOD_DEVICES.length]! });

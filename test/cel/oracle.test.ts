@@ -12,17 +12,7 @@ import { disagreement } from './oracle-compare.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/cel-oracle.json', import.meta.url), 'utf8')) as OracleFixture;
 
-/**
- * Deliberate divergences, by expression: what Kubernetes offers that this
- * engine does not implement (selectors using it are rejected at compile
- * time here, never evaluated differently). Each entry must still disagree,
- * so the list stays true.
- */
-const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
-  '"%d items".format([3]) == "3 items"': 'ext.Strings format() is not implemented (rejected at compile time)',
-};
-
-const known = (c: OracleFixture['cases'][number]) => c.kind === 'cel' && c.expression in KNOWN_DIVERGENCES;
+// No case is skipped: the engine has no deliberate divergence on any oracle case.
 const groups = [...new Set(fixture.cases.map((c) => c.id.replace(/-\d.*$/, '')))];
 
 describe('oracle: agreement with Kubernetes 1.34 code', () => {
@@ -33,15 +23,9 @@ describe('oracle: agreement with Kubernetes 1.34 code', () => {
   });
 
   it.each(groups)('agrees on every %s case', (group) => {
-    const cases = fixture.cases.filter((c) => c.id.replace(/-\d.*$/, '') === group && !known(c));
+    const cases = fixture.cases.filter((c) => c.id.replace(/-\d.*$/, '') === group);
     expect(cases.length).toBeGreaterThan(0);
     const disagreements = cases.map((c) => disagreement(c, fixture.devices)).filter((d) => d !== undefined);
     expect(disagreements).toEqual([]);
-  });
-
-  it('still differs on each documented divergence (and only those are skipped)', () => {
-    const skipped = fixture.cases.filter(known);
-    expect(skipped.map((c) => (c.kind === 'cel' ? c.expression : '')).sort()).toEqual(Object.keys(KNOWN_DIVERGENCES).sort());
-    for (const c of skipped) expect(disagreement(c, fixture.devices), c.id).toBeDefined();
   });
 });

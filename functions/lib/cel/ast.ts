@@ -121,30 +121,35 @@ export function caretSnippet(source: string, line: number, column: number): { so
   return { sourceLine: ` | ${text}`, caretLine: ` | ${dots}^` };
 }
 
-/** Visits every node, parents first. */
-export function walk(e: Expr, visit: (e: Expr) => void): void {
-  visit(e);
+/** Calls `visit` on each direct child of `e`, in source order. */
+export function forEachChild(e: Expr, visit: (e: Expr) => void): void {
   switch (e.kind) {
     case 'select':
-      walk(e.operand, visit);
+      visit(e.operand);
       return;
     case 'call':
-      if (e.target) walk(e.target, visit);
-      for (const a of e.args) walk(a, visit);
+      if (e.target) visit(e.target);
+      for (const a of e.args) visit(a);
       return;
     case 'list':
-      for (const a of e.elems) walk(a, visit);
+      for (const a of e.elems) visit(a);
       return;
     case 'map':
       for (const en of e.entries) {
-        walk(en.key, visit);
-        walk(en.value, visit);
+        visit(en.key);
+        visit(en.value);
       }
       return;
     case 'struct':
-      for (const f of e.fields) walk(f.value, visit);
+      for (const f of e.fields) visit(f.value);
       return;
     case 'comp':
-      for (const x of [e.iterRange, e.accuInit, e.loopCond, e.loopStep, e.result]) walk(x, visit);
+      for (const x of [e.iterRange, e.accuInit, e.loopCond, e.loopStep, e.result]) visit(x);
   }
+}
+
+/** Visits every node, parents first. */
+export function walk(e: Expr, visit: (e: Expr) => void): void {
+  visit(e);
+  forEachChild(e, (c) => walk(c, visit));
 }

@@ -289,11 +289,12 @@ class Checker {
     this.setType(e, result);
   }
 
-  private joinTypes(e: Expr, previous: CelType | undefined, current: CelType): CelType {
+  private joinTypes(previous: CelType | undefined, current: CelType): CelType {
     if (!previous) return current;
     if (this.isAssignable(previous, current)) return mostGeneral(previous, current);
-    this.error(e.id, `expected type '${formatType(previous)}' but found '${formatType(current)}'`);
-    return ERROR;
+    // cel-go's default dynElementType: mixed literals become dyn; the
+    // homogeneous-literal validator reports them (except inside `format`).
+    return DYN;
   }
 
   private checkList(e: Expr & { kind: 'list' }): void {
@@ -305,7 +306,7 @@ class Checker {
         if (isOptional(t)) t = t.params[0]!;
         else if (!isDyn(t)) this.error(el.id, `expected type '${formatType(optionalOf(t))}' but found '${formatType(t)}'`);
       }
-      elem = this.joinTypes(el, elem, t);
+      elem = this.joinTypes(elem, t);
     });
     this.setType(e, listOf(elem ?? this.newTypeVar()));
   }
@@ -315,14 +316,14 @@ class Checker {
     let v: CelType | undefined;
     for (const en of e.entries) {
       this.check(en.key);
-      k = this.joinTypes(en.key, k, this.getType(en.key));
+      k = this.joinTypes(k, this.getType(en.key));
       this.check(en.value);
       let vt = this.getType(en.value);
       if (en.optional) {
         if (isOptional(vt)) vt = vt.params[0]!;
         else if (!isDyn(vt)) this.error(en.value.id, `expected type '${formatType(optionalOf(vt))}' but found '${formatType(vt)}'`);
       }
-      v = this.joinTypes(en.value, v, vt);
+      v = this.joinTypes(v, vt);
     }
     this.setType(e, k && v ? mapOf(k, v) : mapOf(this.newTypeVar(), this.newTypeVar()));
   }

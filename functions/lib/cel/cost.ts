@@ -274,6 +274,10 @@ class Coster {
     if (k8s) return { cost: add(k8s.cost, argSum()), size: k8s.size };
     const size = (n: AstNode) => n.size ?? UNKNOWN;
     switch (id) {
+      case 'string_format':
+        // The result size is unbounded, so none is given.
+        if (target) return { cost: add(factor(size(target), STRING_TRAVERSAL), argSum()) };
+        break;
       case 'string_to_bytes':
       case 'bytes_to_string':
       case 'strings_quote':

@@ -5,7 +5,8 @@
  * selectors with):
  *
  * - cel-go ext.Strings v2: charAt, indexOf, lastIndexOf, lowerAscii,
- *   upperAscii, replace, split, substring, trim, join, strings.quote;
+ *   upperAscii, replace, split, substring, trim, join, strings.quote,
+ *   format (strformat.ts);
  * - cel-go ext.Sets: sets.contains, sets.equivalent, sets.intersects;
  * - Kubernetes lists: isSorted, sum, min, max, indexOf, lastIndexOf;
  * - Kubernetes regex: find, findAll.
@@ -15,14 +16,14 @@
  *
  * All string positions count code points, as Go's `[]rune` does.
  *
- * Divergences (the functions are not declared, so selectors using them fail
- * to compile here): ext.Strings `format` and the Kubernetes Authz library
- * (which needs an `authorizer` variable DRA does not declare).
+ * Not declared: the Kubernetes Authz library (it needs an `authorizer`
+ * variable DRA does not declare, so no selector can reach it).
  */
 import { type FunctionDecl, global, member, type Overload } from './library.js';
 import { regexFind, regexFindAll } from './regex.js';
+import { stringFormat } from './strformat.js';
 import { addDurations, CelDuration } from './time.js';
-import { BOOL, BYTES, type CelType, DOUBLE, DURATION, INT, listOf, STRING, TIMESTAMP, typeParam, UINT, } from './types.js';
+import { BOOL, BYTES, type CelType, DOUBLE, DURATION, DYN, INT, listOf, STRING, TIMESTAMP, typeParam, UINT } from './types.js';
 import { CelError, CelUint, type CelValue, celCompare, celEquals, noSuchOverload } from './values.js';
 
 const A = typeParam('A');
@@ -243,6 +244,7 @@ export const EXTENSIONS: readonly FunctionDecl[] = [
     member('string_last_index_of_string_int', [STRING, STRING, INT], INT, (a) => lastIndexOfOffset(s(a[0]), s(a[1]), n(a[2]))),
     member('list_a_last_index_of_int', [listOf(A), A], INT, (a) => indexOfList(list(a[0]), a[1]!, true)),
   ]),
+  fn('format', [member('string_format', [STRING, listOf(DYN)], STRING, (a) => stringFormat(s(a[0]), list(a[1])))]),
   fn('lowerAscii', [member('string_lower_ascii', [STRING], STRING, (a) => asciiCase(s(a[0]), false))]),
   fn('upperAscii', [member('string_upper_ascii', [STRING], STRING, (a) => asciiCase(s(a[0]), true))]),
   fn('replace', [

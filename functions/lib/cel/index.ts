@@ -17,10 +17,9 @@
  *
  * Deliberate divergences from Kubernetes (none change the result of a
  * selector that compiles in both):
- * - not implemented, so rejected at compile time here: ext.Strings `format`
- *   (string formatting, which needs golang.org/x/text locale printing) and
- *   the Kubernetes Authz library (only reachable through an `authorizer`
- *   variable, which DRA does not declare);
+ * - not implemented, so rejected at compile time here: the Kubernetes Authz
+ *   library (only reachable through an `authorizer` variable, which DRA does
+ *   not declare, so Kubernetes rejects such selectors too);
  * - syntax error wording is ANTLR-like, not verbatim;
  * - inputs so large that Kubernetes would compute for minutes (quantities
  *   with exponents beyond ±1,000,000, expressions nested thousands deep) are

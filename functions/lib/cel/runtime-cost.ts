@@ -52,7 +52,7 @@ const SIZE_COSTED_OVERLOADS = new Set([
   'list_sets_contains_list', 'list_sets_intersects_list', 'list_sets_equivalent_list', 'starts_with_string', 'ends_with_string',
   'string_to_bytes', 'bytes_to_string', 'strings_quote', 'in_list', 'less_string', 'greater_string', 'less_equals_string',
   'greater_equals_string', 'less_bytes', 'greater_bytes', 'less_equals_bytes', 'greater_equals_bytes', 'equals', 'not_equals',
-  'add_string', 'add_bytes', 'matches_string', 'contains_string',
+  'add_string', 'add_bytes', 'matches_string', 'contains_string', 'string_format',
 ]);
 
 /** True when every call of this function costs 1 at run time, whatever its arguments. */
@@ -167,6 +167,7 @@ export function callCost(fn: string, id: string): CallCost {
     case 'string_to_bytes':
     case 'bytes_to_string':
     case 'strings_quote':
+    case 'string_format':
       return stringTraversal0;
     case 'in_list':
       return (a) => actualSize(a[1]!);
