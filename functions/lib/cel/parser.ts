@@ -19,7 +19,8 @@ import type { CelValue } from './values.js';
 
 export { CelSyntaxError } from './lexer.js';
 
-const RESERVED = new Set([
+/** Words the CEL grammar reserves for future use: never identifiers (cel-spec "Syntax"). */
+export const RESERVED = new Set([
   'as',
   'break',
   'const',
@@ -38,7 +39,8 @@ const RESERVED = new Set([
   'void',
   'while',
 ]);
-const KEYWORDS = new Set(['true', 'false', 'null', 'in']);
+/** Words that are literals or operators of the grammar. */
+export const KEYWORDS = new Set(['true', 'false', 'null', 'in']);
 const RELATIONS = new Map([
   ['<', '_<_'],
   ['<=', '_<=_'],

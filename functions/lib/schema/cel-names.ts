@@ -13,32 +13,11 @@
  * - Escaping applies to the properties of objects only; map keys
  *   (`additionalProperties`) are bound as they are.
  */
+import { KEYWORDS, RESERVED } from '../cel/parser.js';
 import type { JSONSchemaProps } from './types.js';
 
-/** CEL's RESERVED words, as Kubernetes lists them (`celReservedSymbols`). */
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
+/** CEL's reserved words as Kubernetes lists them (`celReservedSymbols`): the grammar's literals and operators plus its reserved words. */
+const CEL_RESERVED = new Set([...KEYWORDS, ...RESERVED]);
 
 const ESCAPES: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
 
