@@ -120,7 +120,7 @@ interface Endpoint {
 /**
  * Starts one of our functions as a child process (`--insecure` on a free
  * loopback port) and resolves with its port once it logs that it is serving.
- * @throws UserError when the process exits or does not start within 20 s.
+ * @throws UserError when the process exits or does not start within 60 s.
  */
 export function spawnFunction(folder: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
   const main = join(FUNCTIONS_DIR, folder, 'main.ts');
@@ -134,8 +134,8 @@ export function spawnFunction(folder: string, port = 0): Promise<{ child: ChildP
     let err = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new UserError(`function ${functionName(folder)}: did not start within 20s`));
-    }, 20_000);
+      reject(new UserError(`function ${functionName(folder)}: did not start within 60s`));
+    }, 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       for (const line of out.split('\n')) {

@@ -51,7 +51,14 @@ export async function runServe(names: string[], opts: { all?: boolean; basePort:
     process.exit(0);
   });
   process.on('exit', stop);
-  const started = await Promise.all(folders.map((f, i) => spawnFunction(f, opts.basePort + i)));
+  const settled = await Promise.allSettled(folders.map((f, i) => spawnFunction(f, opts.basePort + i)));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    // Stop the ones that did start: nothing is left holding a port.
+    for (const s of settled) if (s.status === 'fulfilled') s.value.child.kill('SIGTERM');
+    throw failed.reason;
+  }
+  const started = settled.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof spawnFunction>>>).value);
   for (const [i, s] of started.entries()) {
     children.push(s.child);
     process.stdout.write(`---\n${toYaml(developmentFunction(folders[i]!, `127.0.0.1:${s.port}`))}`);
