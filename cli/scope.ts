@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
-import { loadXrds } from '../functions/lib/schema/index.js';
+import { loadXrds, type SchemaRegistry } from '../functions/lib/schema/index.js';
 import { REPO_ROOT } from './functions.js';
 import { groupOf } from './plan/store.js';
 
@@ -22,15 +22,22 @@ const BUILTIN_CLUSTER_SCOPED = [
 ];
 
 let cached: Set<string> | undefined;
+let registry: SchemaRegistry | undefined;
+
+/** Our XRDs under apis/, converted to their CRD schemas (loaded once per process). */
+export function xrdRegistry(): SchemaRegistry {
+  registry ??= loadXrds(join(REPO_ROOT, 'apis'));
+  return registry;
+}
 
 /** `group/kind` of every cluster-scoped kind we know. */
 export function clusterScopedKinds(): Set<string> {
   if (cached) return cached;
   const out = new Set(BUILTIN_CLUSTER_SCOPED);
-  const registry = loadXrds(join(REPO_ROOT, 'apis'));
-  for (const k of registry.keys()) {
+  const xrds = xrdRegistry();
+  for (const k of xrds.keys()) {
     const [apiVersion = '', kind = ''] = k.split(' ');
-    if (registry.lookup(apiVersion, kind)?.scope === 'Cluster') out.add(`${groupOf(apiVersion)}/${kind}`);
+    if (xrds.lookup(apiVersion, kind)?.scope === 'Cluster') out.add(`${groupOf(apiVersion)}/${kind}`);
   }
   cached = out;
   return out;

@@ -20,10 +20,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
-import { formatFieldError, loadXrds, type SchemaRegistry } from '../../functions/lib/schema/index.js';
+import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests } from '../load.js';
-import { isClusterScoped } from '../scope.js';
+import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { AddressPool, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
@@ -148,7 +148,7 @@ function metallbRange(objects: readonly KubeObject[]): string | undefined {
  */
 export async function plan(paths: string[], opts: PlanOptions = {}): Promise<PlanResult> {
   const docs = loadManifests(...paths);
-  const registry = loadXrds(join(REPO_ROOT, 'apis'));
+  const registry = xrdRegistry();
   const compositions = loadCompositions();
   const classified = classify(docs, registry);
   const scopeOf = isClusterScoped;
