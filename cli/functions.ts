@@ -93,7 +93,7 @@ export class DirectRuntime implements FunctionRuntime {
     let run = this.handlers.get(name);
     if (!run) {
       const folder = folderOf(name);
-      if (!folder) throw new UserError(`function ${name}: not one of ours; plan runs only our functions`);
+      if (!folder) throw new UserError(`function ${name} is not part of this release (no functions/${name.replace(/^modelplane-function-/, '')}/), so this kind cannot be composed yet`);
       run = handler(folder, await loadCompose(folder));
       this.handlers.set(name, run);
     }

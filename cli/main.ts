@@ -3,6 +3,7 @@
  * exits 1; no stack trace reaches the user.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { functionFolders } from './functions.js';
 import { UserError } from './load.js';
 import { runPlan } from './plan.js';
 import { runRender } from './render.js';
@@ -104,6 +105,10 @@ program
   )
   .action(async (names: string[], opts: { all?: boolean; basePort: number }) => {
     try {
+      const count = opts.all || names.length === 0 ? functionFolders().length : names.length;
+      if (opts.basePort + count - 1 > 65535) {
+        throw new UserError(`--base-port ${opts.basePort}: ${count} functions need ports up to ${opts.basePort + count - 1}; use a base port <= ${65536 - count}`);
+      }
       await runServe(names, opts);
     } catch (err) {
       fail('serve', err);

@@ -5,12 +5,13 @@
  * Exit codes: 0 planned; 1 when any input was invalid (it is reported and
  * left out) or a file could not be read.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
-import { buildReport } from './plan/report.js';
-import { controllerUid } from './plan/store.js';
+import { buildReport, problems } from './plan/report.js';
+import { controllerUid, groupOf } from './plan/store.js';
+import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
 import { toYaml } from './render/output.js';
 
@@ -22,18 +23,34 @@ export interface PlanFlags {
   together?: boolean;
 }
 
-/** File name of an object inside --write: `<kind>-<name>.yaml`, lower case. */
+/** Marks a directory as written by `modelplane plan --write`, so a later run may replace it. */
+export const WRITE_MARKER = '.modelplane-plan';
+
+/** File name of an object inside --write: `<kind>.<group>-<name>.yaml`, lower case (group `core` for the core API). */
 function fileName(o: KubeObject): string {
-  return `${o.kind.toLowerCase()}-${o.metadata?.name ?? 'unnamed'}.yaml`;
+  const group = groupOf(o.apiVersion) || 'core';
+  return `${o.kind.toLowerCase()}.${group}-${o.metadata?.name ?? 'unnamed'}.yaml`;
 }
 
 /**
- * Writes every composed object as kubectl-applicable YAML (no status, no
- * server fields), one file per object, in a folder per controlling XR
- * (`<kind>-<namespace>-<name>/`).
+ * Writes every composed object as kubectl-applicable YAML, one file per
+ * object, in a folder per controlling XR (`<kind>-<namespace>-<name>/`).
+ * Status, UIDs and ownerReferences are left out (they belong to the plan's
+ * simulated cluster, not to the one you apply to).
+ * @throws UserError when `dir` exists, is not empty and was not written by a
+ * previous `--write` (nothing of yours is ever deleted).
  */
 export function writeComposed(dir: string, objects: readonly KubeObject[]): number {
-  rmSync(dir, { recursive: true, force: true });
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new UserError(`--write ${dir}: exists and is not a directory; choose a new directory`);
+    const entries = readdirSync(dir);
+    if (entries.length > 0 && !entries.includes(WRITE_MARKER)) {
+      throw new UserError(`--write ${dir}: the directory is not empty and was not written by modelplane plan; choose an empty or new directory`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, WRITE_MARKER), 'written by modelplane plan --write; the next --write to this directory replaces it\n');
   const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
   let n = 0;
   for (const o of objects) {
@@ -45,6 +62,7 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
     const meta = { ...(o.metadata ?? {}) };
     delete meta.uid;
     delete meta['resourceVersion'];
+    delete meta['ownerReferences'];
     writeFileSync(join(folder, fileName(o)), toYaml({ ...rest, metadata: meta }));
     n++;
   }
@@ -63,7 +81,16 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
   const report = buildReport(result);
   if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (flags.output === 'yaml') io.out(toYaml(report));
-  else io.out(formatText(report, { color: process.stdout.isTTY === true, skipped: result.skipped, errors: result.errors }));
+  else {
+    io.out(
+      formatText(report, {
+        color: process.stdout.isTTY === true,
+        skipped: result.skipped,
+        errors: result.errors,
+        problems: problems(result),
+      }),
+    );
+  }
   if (flags.write) {
     const n = writeComposed(flags.write, result.store.all());
     process.stderr.write(`wrote ${n} composed objects under ${flags.write}\n`);

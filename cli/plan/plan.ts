@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
-import { type LoadedDocument, loadManifests } from '../load.js';
+import { type LoadedDocument, loadManifests, UserError } from '../load.js';
 import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { AddressPool, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
@@ -148,6 +148,7 @@ function metallbRange(objects: readonly KubeObject[]): string | undefined {
  */
 export async function plan(paths: string[], opts: PlanOptions = {}): Promise<PlanResult> {
   const docs = loadManifests(...paths);
+  if (docs.length === 0) throw new UserError(`${paths.join(', ')}: no manifests found (.yaml or .yml files with documents)`);
   const registry = xrdRegistry();
   const compositions = loadCompositions();
   const classified = classify(docs, registry);

@@ -215,3 +215,25 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
+
+const SYSTEM_CONDITIONS = new Set(['Ready', 'Synced', 'Responsive', 'Healthy', 'UpToDate']);
+
+/**
+ * One line per condition that is False on a cluster, gateway or service (the
+ * reasons a platform team acts on), e.g. `InferenceCluster eks-us-east:
+ * ClusterReady ClassNotFound: InferenceClass l40s-typo not found (…)`.
+ * Deployments are explained in their own table. Sorted by kind and name.
+ */
+export function problems(result: PlanResult): string[] {
+  const out: string[] = [];
+  for (const o of result.store.all()) {
+    if (!['InferenceCluster', 'InferenceGateway', 'ModelService', 'ModelEndpoint'].includes(o.kind)) continue;
+    if (!o.apiVersion.startsWith('modelplane.ai/')) continue;
+    for (const c of arr(obj(o['status'])['conditions'])) {
+      if (SYSTEM_CONDITIONS.has(String(c['type'])) || c['status'] !== 'False') continue;
+      const name = `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`;
+      out.push(`${o.kind} ${name}: ${String(c['type'])} ${String(c['reason'] ?? '')}${c['message'] ? `: ${String(c['message'])}` : ''}`);
+    }
+  }
+  return out;
+}

@@ -14,6 +14,8 @@ export interface TextOptions {
   skipped?: string[];
   /** Reconcile errors by XR. */
   errors?: Record<string, string>;
+  /** False conditions of clusters, gateways and services (report.ts `problems`). */
+  problems?: string[];
 }
 
 function table(head: string[], rows: string[][], color: boolean): string {
@@ -32,7 +34,9 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   const c = pc.createColors(color);
   const yes = (b: boolean) => (b ? c.green('yes') : c.red('no'));
   const out: string[] = [];
-  const status = report.converged ? c.green(`converged in ${report.rounds} rounds`) : c.red(`not converged after ${report.rounds} rounds`);
+  const status = report.converged
+    ? c.green(`converged in ${report.rounds} rounds`)
+    : c.red(`not converged after ${report.rounds} rounds (raise --rounds to let it settle)`);
   out.push(`Plan: ${status}`, '');
 
   out.push(c.bold('Clusters'));
@@ -87,6 +91,7 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
       : '  (none)',
   );
 
+  if ((opts.problems ?? []).length > 0) out.push('', ...(opts.problems ?? []).map((p) => c.yellow(p)));
   const problems: string[] = [
     ...report.invalid.map((i) => `invalid: ${i.file}:${i.line} ${i.kind}/${i.name}: ${i.error}`),
     ...(opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`),

@@ -2,7 +2,7 @@
  * `modelplane plan` on real input: the bundled quickstart (the demo seeds), the
  * Vultr seeds unchanged, bad input, and a deployment that cannot fit.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,18 @@ describe('plan examples/quickstart (the demo seeds)', () => {
     const n = writeComposed(join(dir, 'out'), result.store.all());
     const total = Object.values(report.resources).reduce((a, b) => a + b, 0);
     expect(n).toBe(total);
+    const files = readdirSync(join(dir, 'out'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml'));
+    expect(files).toHaveLength(n);
     expect(readdirSync(join(dir, 'out'))).toContain('inferencecluster-eks-us-east');
+    // A second --write to the same directory replaces it; a directory of yours is never touched.
+    expect(writeComposed(join(dir, 'out'), result.store.all())).toBe(n);
+    const mine = join(dir, 'mine');
+    mkdirSync(mine);
+    writeFileSync(join(mine, 'notes.txt'), 'keep me');
+    expect(() => writeComposed(mine, result.store.all())).toThrow(
+      `--write ${mine}: the directory is not empty and was not written by modelplane plan; choose an empty or new directory`,
+    );
+    expect(readFileSync(join(mine, 'notes.txt'), 'utf8')).toBe('keep me');
   });
 });
 
