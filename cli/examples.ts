@@ -8,7 +8,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './functions.js';
-import { type RenderFlags, loadFunctions, loadRenderInputs, renderWith } from './render.js';
+import { checkFunctionsListed, type RenderFlags, loadFunctions, loadRenderInputs, renderWith } from './render.js';
 import type { FunctionRuntime } from './functions.js';
 import { formatRender } from './render/output.js';
 
@@ -33,7 +33,7 @@ export function exampleFlags(dir: string): RenderFlags {
 /** Renders an example folder with a runtime (not closed here) to its YAML stream. */
 export async function renderExample(dir: string, runtime: FunctionRuntime): Promise<{ yaml: string; fatal?: string }> {
   const inputs = loadRenderInputs(join(dir, 'xr.yaml'), join(dir, 'composition.yaml'), exampleFlags(dir));
-  loadFunctions(join(dir, 'functions.yaml'));
+  checkFunctionsListed(inputs.composition, loadFunctions(join(dir, 'functions.yaml')).names, 'composition.yaml', 'functions.yaml');
   const out = await renderWith(inputs, { run: (n, r) => runtime.run(n, r), close: async () => {} });
   return { yaml: formatRender(out), ...(out.fatal !== undefined ? { fatal: out.fatal } : {}) };
 }

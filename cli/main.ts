@@ -2,6 +2,7 @@
  * The `modelplane` command line: plan, render, serve, selector. Bad input prints one line `modelplane <command>: <message>` and
  * exits 1; no stack trace reaches the user.
  */
+import { createRequire } from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { functionFolders } from './functions.js';
 import { UserError } from './load.js';
@@ -10,6 +11,7 @@ import { runRender } from './render.js';
 import { runSelector } from './selector.js';
 import { runServe } from './serve.js';
 
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function fail(command: string, err: unknown): never {
@@ -21,6 +23,7 @@ function fail(command: string, err: unknown): never {
 
 const program = new Command('modelplane')
   .description('Modelplane: fleet-level AI inference on Crossplane')
+  .version(version)
   .showHelpAfterError()
   .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
@@ -53,11 +56,11 @@ program
   .command('plan')
   .description('plan the whole fleet in one process: where every replica lands, routes, every composed object')
   .argument('<paths...>', 'manifest files or directories (YAML streams)')
-  .addOption(new Option('--output <format>', 'report format').choices(['text', 'json', 'yaml']).default('text'))
+  .addOption(new Option('-o, --output <format>', 'report format').choices(['text', 'json', 'yaml']).default('text'))
   .option('--write <dir>', 'write every composed object as YAML, one file per object, a folder per XR')
   .option(
     '--rounds <n>',
-    'maximum reconcile rounds per phase',
+    'maximum reconcile rounds per phase (platform, then developer); --together runs one phase of twice as many',
     (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('want a whole number 1-1000');

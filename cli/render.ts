@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
 import { type FunctionRuntime, GrpcRuntime, InProcessRuntime } from './functions.js';
 import { loadManifests, loadOne, UserError } from './load.js';
-import { type RenderInputs, type RenderOutput, render } from './render/engine.js';
+import { checkComposition, type RenderInputs, type RenderOutput, render } from './render/engine.js';
 import { formatRender } from './render/output.js';
 import { withoutClusterNamespace } from './scope.js';
 import { applyXrd } from './xrd.js';
@@ -79,6 +79,21 @@ export function loadFunctions(path: string): { names: string[]; developmentTarge
   return { names: fns.map((f) => f.metadata?.name ?? ''), developmentTargets };
 }
 
+/**
+ * Every pipeline step's function must be among the Function objects given,
+ * as `crossplane render` requires.
+ * @throws UserError naming the step and the function
+ */
+export function checkFunctionsListed(composition: KubeObject, names: readonly string[], compositionPath: string, functionsPath: string): void {
+  const steps = ((composition['spec'] as JsonObject | undefined)?.['pipeline'] ?? []) as { step?: string; functionRef?: { name?: string } }[];
+  for (const [i, s] of steps.entries()) {
+    const fn = s.functionRef?.name ?? '';
+    if (!names.includes(fn)) {
+      throw new UserError(`${compositionPath}: spec.pipeline[${i}] (step ${s.step ?? '?'}) uses function ${fn}, which ${functionsPath} does not list`);
+    }
+  }
+}
+
 /** Loads every input of a render from the command line. @throws UserError */
 export function loadRenderInputs(xrPath: string, compositionPath: string, flags: RenderFlags): RenderInputs {
   // Cluster-scoped kinds given a namespace have it ignored, as the API server does.
@@ -122,7 +137,9 @@ export async function runRender(
   write: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
   const inputs = loadRenderInputs(xrPath, compositionPath, flags);
-  const { developmentTargets } = loadFunctions(functionsPath);
+  const { names, developmentTargets } = loadFunctions(functionsPath);
+  checkComposition(inputs.xr, inputs.composition, compositionPath);
+  checkFunctionsListed(inputs.composition, names, compositionPath, functionsPath);
   const runtime = flags.inProcess ? new InProcessRuntime() : new GrpcRuntime(developmentTargets);
   const out = await renderWith(inputs, runtime);
   write(

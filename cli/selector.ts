@@ -77,7 +77,7 @@ function table(results: readonly SelectorResult[]): string {
 
 /**
  * Runs the command and returns its exit code (0 compiled, 2 compile error,
- * 1 unreadable input). Never throws for user input.
+ * 1 unreadable input or no InferenceClass device in the files). Never throws for user input.
  */
 export async function runSelector(
   expression: string,
@@ -97,6 +97,10 @@ export async function runSelector(
   if (!Array.isArray(results)) {
     io.stderr(`modelplane selector: the selector does not compile:\n${results.toString()}\n`);
     return 2;
+  }
+  if (results.length === 0) {
+    io.stderr(`modelplane selector: ${opts.class.join(', ')}: no InferenceClass with devices found\n`);
+    return 1;
   }
   io.stdout(opts.output === 'json' ? `${JSON.stringify(results, null, 2)}\n` : table(results));
   return 0;

@@ -43,7 +43,7 @@ export interface InvalidInput {
 
 /** Options of {@link plan}. */
 export interface PlanOptions {
-  /** Maximum reconcile rounds per phase. @default 20 */
+  /** Maximum reconcile rounds per phase; `together` runs one phase of twice as many. @default 20 */
   rounds?: number;
   /** Apply developer kinds together with platform kinds. @default false */
   together?: boolean;
@@ -179,8 +179,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     }
   };
 
-  const runPhase = async (phase: string): Promise<boolean> => {
-    for (let i = 0; i < maxRounds; i++) {
+  const runPhase = async (phase: string, limit = maxRounds): Promise<boolean> => {
+    for (let i = 0; i < limit; i++) {
       round++;
       const before = store.revision;
       const debugBefore = process.env['MODELPLANE_DEBUG_ROUNDS'] ? store.fingerprint() : '';
@@ -230,7 +230,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   try {
     if (opts.together) {
       apply([...classified.platform, ...classified.developer]);
-      converged = await runPhase('fleet and models');
+      converged = await runPhase('fleet and models', 2 * maxRounds);
     } else {
       apply(classified.platform);
       const platformConverged = await runPhase('platform');

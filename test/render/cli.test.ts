@@ -39,6 +39,15 @@ describe('modelplane render: bad input is one line and exit 1', () => {
     );
   });
 
+  it('a Composition whose step uses a function the functions file does not list', async () => {
+    const fns = file('other-functions.yaml', 'apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-other}\nspec: {package: x}\n');
+    const r = await modelplane('render', ex('xr.yaml'), ex('composition.yaml'), fns);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `modelplane render: ${ex('composition.yaml')}: spec.pipeline[0] (step compose-inference-class) uses function modelplane-function-compose-inference-class, which ${fns} does not list\n`,
+    );
+  });
+
   it('a Composition not in Pipeline mode', async () => {
     const comp = file(
       'resources-mode.yaml',
