@@ -5,7 +5,7 @@
  * driver) and library.CostEstimator.EstimateCallCost
  * (apiserver/pkg/cel/library/cost.go), which prices calls by function name.
  */
-import { add, factor, fixed, MAX, mul, type Range, REGEX_LENGTH, sat, STRING_TRAVERSAL, UNKNOWN } from './cost-range.js';
+import { add, factor, fixed, MAX, mul, type Range, REGEX_LENGTH, sat, STRING_TRAVERSAL, UNIT_COST_METHODS, UNKNOWN } from './cost-range.js';
 import type { Expr } from './ast.js';
 import type { CelType } from './types.js';
 
@@ -64,6 +64,7 @@ export function draSize(path: readonly string[] | undefined): Range | undefined 
 /** library.CostEstimator.EstimateCallCost (Kubernetes), by function name. */
 export function k8sEstimate(fn: string, id: string, target: AstNode | undefined, args: AstNode[]): { cost: Range; size?: Range } | undefined {
   const sizeOf = (n: AstNode): Range => n.size ?? draSize(n.path) ?? UNKNOWN;
+  if (UNIT_COST_METHODS.has(fn)) return { cost: fixed(1n) };
   switch (fn) {
     case 'isSorted':
     case 'sum':
@@ -200,19 +201,6 @@ export function k8sEstimate(fn: string, id: string, target: AstNode | undefined,
       if (id === 'cidr_contains_ip_string' || id === 'cidr_contains_cidr_string') cost = add(cost, factor(sizeOf(args[0]!), STRING_TRAVERSAL));
       return { cost };
     }
-    case 'sign':
-    case 'asInteger':
-    case 'isInteger':
-    case 'asApproximateFloat':
-    case 'isGreaterThan':
-    case 'isLessThan':
-    case 'compareTo':
-    case 'add':
-    case 'sub':
-    case 'major':
-    case 'minor':
-    case 'patch':
-      return { cost: fixed(1n) };
     case '_==_': {
       if (args.length !== 2) return undefined;
       const [l, r] = [args[0]!.type, args[1]!.type];

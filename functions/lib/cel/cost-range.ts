@@ -34,3 +34,22 @@ export const factor = (r: Range, f: number): Range => ({ min: factor1(r.min, f),
 
 export const STRING_TRAVERSAL = 0.1;
 export const REGEX_LENGTH = 0.25;
+
+/**
+ * Quantity and semver methods Kubernetes charges a flat cost of 1 for, both
+ * in its static estimate and at run time (apiserver/pkg/cel/library/cost.go).
+ */
+export const UNIT_COST_METHODS: ReadonlySet<string> = new Set([
+  'sign',
+  'asInteger',
+  'isInteger',
+  'asApproximateFloat',
+  'isGreaterThan',
+  'isLessThan',
+  'compareTo',
+  'add',
+  'sub',
+  'major',
+  'minor',
+  'patch',
+]);

@@ -6,6 +6,7 @@
  * costs; this module prices the calls. A call site picks its price function
  * once (see {@link callCost}).
  */
+import { UNIT_COST_METHODS } from './cost-range.js';
 import { CelFormat } from './format.js';
 import { CelCIDR, CelIP } from './ip.js';
 import { Quantity } from './quantity.js';
@@ -75,6 +76,7 @@ const smallerSize: CallCost = (a) => ceil(Math.min(actualSize(a[0]!), actualSize
 export function callCost(fn: string, id: string): CallCost {
   const setsFactor = { list_sets_contains_list: 1, list_sets_intersects_list: 1, list_sets_equivalent_list: 2 }[id];
   if (setsFactor !== undefined) return (a) => 1 + Math.trunc(actualSize(a[0]!) * actualSize(a[1]!) * setsFactor);
+  if (UNIT_COST_METHODS.has(fn)) return unit;
   switch (fn) {
     case 'isSorted':
     case 'sum':
@@ -137,19 +139,6 @@ export function callCost(fn: string, id: string): CallCost {
     case 'find':
     case 'findAll':
       return regexCost;
-    case 'sign':
-    case 'asInteger':
-    case 'isInteger':
-    case 'asApproximateFloat':
-    case 'isGreaterThan':
-    case 'isLessThan':
-    case 'compareTo':
-    case 'add':
-    case 'sub':
-    case 'major':
-    case 'minor':
-    case 'patch':
-      return unit;
     case '_==_':
       return (a) =>
         a[0] instanceof Quantity ||
