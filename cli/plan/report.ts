@@ -6,7 +6,7 @@
  * `null`, `0`, `false` or `[]`), lists are sorted by namespace then name, and
  * the same store gives the same report.
  */
-import { conditionStatus, type JsonObject, type KubeObject } from '../../functions/lib/function.js';
+import { conditionStatus, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { InvalidInput, PlanResult } from './plan.js';
 import { controllerUid } from './store.js';
 
@@ -76,12 +76,6 @@ const arr = (v: unknown): JsonObject[] => (Array.isArray(v) ? (v as JsonObject[]
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-function byNamespacedName(a: KubeObject, b: KubeObject): number {
-  const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
-  const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
 /** Nodes a ModelReplica charges per (cluster, pool): pods × copies for members that claim devices. */
 export function replicaNodeCost(replica: KubeObject): Map<string, number> {
   const spec = obj(replica['spec']);
@@ -108,7 +102,7 @@ function conditions(o: KubeObject, types: string[]): ConditionReport[] {
 /** Builds the report from a finished plan. */
 export function buildReport(result: PlanResult): PlanReport {
   const all = result.store.all();
-  const ofKind = (kind: string) => all.filter((o) => o.kind === kind && o.apiVersion.startsWith('modelplane.ai/')).sort(byNamespacedName);
+  const ofKind = (kind: string) => sortByNamespacedName(all.filter((o) => o.kind === kind && o.apiVersion.startsWith('modelplane.ai/')));
   const replicas = ofKind('ModelReplica');
   const used = new Map<string, number>();
   for (const r of replicas) for (const [k, n] of replicaNodeCost(r)) used.set(k, (used.get(k) ?? 0) + n);

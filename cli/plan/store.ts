@@ -12,12 +12,9 @@
  * (a function core, a report) cannot change the store behind its back.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
-import { uuidV5 } from '../render/xr.js';
+import { groupOf, inListSelector, uuidV5 } from '../render/xr.js';
 
-/** The API group of an apiVersion (`""` for the core group). */
-export function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-}
+export { groupOf };
 
 /** The store key of an object: `group/kind/namespace/name`. */
 export function keyOf(obj: KubeObject): string {
@@ -168,12 +165,7 @@ export class ObjectStore {
       const o = this.objects.get(`${group}/${sel.kind}/${sel.namespace ?? ''}/${sel.matchName}`);
       return o && o.apiVersion === sel.apiVersion ? [o] : [];
     }
-    const labels = Object.entries(sel.matchLabels?.labels ?? {});
-    return this.ofKind(group, sel.kind).filter(
-      (o) =>
-        (!sel.namespace || o.metadata?.namespace === sel.namespace) &&
-        labels.every(([k, v]) => o.metadata?.labels?.[k] === v),
-    );
+    return this.ofKind(group, sel.kind).filter((o) => inListSelector(o, sel));
   }
 
   /** Every object, sorted by key. */

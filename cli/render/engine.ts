@@ -32,11 +32,11 @@ import {
   Severity,
   Status,
 } from '@crossplane-org/function-sdk-typescript';
-import type { Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { type Condition, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
 import { postProcess } from './compose.js';
-import { deterministicUid, RESOURCE_NAME_ANNOTATION } from './xr.js';
+import { deterministicUid, groupOf, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
 
 /** Everything one render takes. */
 export interface RenderInputs {
@@ -153,7 +153,6 @@ export function checkComposition(xr: KubeObject, composition: KubeObject, file =
 
 /** Resolves one selector against the supplied resources (new-engine semantics, crossplane.md §2.5). */
 export function resolveSelector(sel: ResourceSelector, pool: readonly KubeObject[]): KubeObject[] {
-  const group = (v: string) => (v.includes('/') ? v.slice(0, v.lastIndexOf('/')) : '');
   if (sel.matchName !== undefined) {
     const hit = pool.find(
       (o) =>
@@ -164,20 +163,8 @@ export function resolveSelector(sel: ResourceSelector, pool: readonly KubeObject
     );
     return hit ? [hit] : [];
   }
-  const labels = sel.matchLabels?.labels ?? {};
-  return pool
-    .filter(
-      (o) =>
-        o.kind === sel.kind &&
-        group(o.apiVersion) === group(sel.apiVersion) &&
-        (sel.namespace === undefined || sel.namespace === '' || o.metadata?.namespace === sel.namespace) &&
-        Object.entries(labels).every(([k, v]) => o.metadata?.labels?.[k] === v),
-    )
-    .sort((a, b) => {
-      const ka = `${a.metadata?.namespace ?? ''}/${a.metadata?.name ?? ''}`;
-      const kb = `${b.metadata?.namespace ?? ''}/${b.metadata?.name ?? ''}`;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
+  const group = groupOf(sel.apiVersion);
+  return sortByNamespacedName(pool.filter((o) => o.kind === sel.kind && groupOf(o.apiVersion) === group && inListSelector(o, sel)));
 }
 
 function sortKeys(v: unknown): unknown {

@@ -11,6 +11,24 @@ import { createHash } from 'node:crypto';
 import type { Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { UserError } from '../load.js';
 
+/** The API group of an apiVersion (`""` for the core group). */
+export function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+}
+
+/**
+ * Whether an object passes the namespace and label parts of a required-resource
+ * list selector (crossplane.md §1.7): an empty or absent namespace means every
+ * namespace; every label must match exactly.
+ */
+export function inListSelector(
+  o: KubeObject,
+  sel: { namespace?: string | undefined; matchLabels?: { labels: Record<string, string> } | undefined },
+): boolean {
+  if (sel.namespace && o.metadata?.namespace !== sel.namespace) return false;
+  return Object.entries(sel.matchLabels?.labels ?? {}).every(([k, v]) => o.metadata?.labels?.[k] === v);
+}
+
 /** The timestamp render writes on every condition. */
 export const FIXED_TIME = '2024-01-01T00:00:00Z';
 /** Annotation keying a composed resource to its pipeline entry. */
