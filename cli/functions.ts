@@ -63,23 +63,6 @@ export async function loadCompose(folder: string): Promise<ComposeFn> {
 }
 
 /**
- * Runs our functions in this process. Requests and responses are round-tripped
- * through protobuf encoding, so numbers become doubles and undefined fields
- * vanish exactly as they do over gRPC.
- */
-export class InProcessRuntime implements FunctionRuntime {
-  async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
-    const folder = folderOf(name);
-    if (!folder) throw new UserError(`function ${name}: not one of ours; it can only be called over gRPC`);
-    const run = handler(folder, await loadCompose(folder));
-    const wireReq = RunFunctionRequest.decode(RunFunctionRequest.encode(req).finish());
-    const rsp = run(wireReq);
-    return RunFunctionResponse.decode(RunFunctionResponse.encode(rsp).finish());
-  }
-  async close(): Promise<void> {}
-}
-
-/**
  * Runs our functions in this process on the request objects as they are, with
  * no protobuf round trip: the fast path `modelplane plan` uses for thousands of
  * steps. Same cores, same encode/decode of the SDK adapter; only the wire
@@ -89,17 +72,41 @@ export class InProcessRuntime implements FunctionRuntime {
 export class DirectRuntime implements FunctionRuntime {
   private readonly handlers = new Map<string, ReturnType<typeof handler>>();
 
+  /** The error for a Function that is not one of ours. */
+  protected notOurs(name: string): UserError {
+    return new UserError(
+      `function ${name} is not part of this release (no functions/${name.replace(/^modelplane-function-/, '')}/), so this kind cannot be composed yet`,
+    );
+  }
+
   async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
     let run = this.handlers.get(name);
     if (!run) {
       const folder = folderOf(name);
-      if (!folder) throw new UserError(`function ${name} is not part of this release (no functions/${name.replace(/^modelplane-function-/, '')}/), so this kind cannot be composed yet`);
+      if (!folder) throw this.notOurs(name);
       run = handler(folder, await loadCompose(folder));
       this.handlers.set(name, run);
     }
     return run(req);
   }
   async close(): Promise<void> {}
+}
+
+/**
+ * Runs our functions in this process, with requests and responses
+ * round-tripped through protobuf encoding, so numbers become doubles and
+ * undefined fields vanish exactly as they do over gRPC.
+ */
+export class InProcessRuntime extends DirectRuntime {
+  protected override notOurs(name: string): UserError {
+    return new UserError(`function ${name}: not one of ours; it can only be called over gRPC`);
+  }
+
+  override async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
+    const wireReq = RunFunctionRequest.decode(RunFunctionRequest.encode(req).finish());
+    const rsp = await super.run(name, wireReq);
+    return RunFunctionResponse.decode(RunFunctionResponse.encode(rsp).finish());
+  }
 }
 
 const Client = grpc.makeGenericClientConstructor(FunctionRunnerServiceService, 'FunctionRunnerService');
