@@ -10,6 +10,10 @@ import { runPlan } from './plan.js';
 import { runRender } from './render.js';
 import { runSelector } from './selector.js';
 import { runServe } from './serve.js';
+import { down, kubectl, status } from './dev/lifecycle.js';
+import { runRuntime } from './dev/runtime/index.js';
+import { devDir } from './dev/state.js';
+import { up, upInside } from './dev/up.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -93,7 +97,7 @@ program
 
 program
   .command('serve')
-  .description('start our functions with --insecure and print Function manifests for crossplane render')
+  .description('serve our functions from one process (insecure for crossplane render, or mTLS for Crossplane core) and print their Function manifests')
   .argument('[names...]', 'function folders or Function names (default: all)')
   .option('--all', 'serve every function')
   .option(
@@ -106,7 +110,8 @@ program
     },
     9443,
   )
-  .action(async (names: string[], opts: { all?: boolean; basePort: number }) => {
+  .option('--tls-certs-dir <dir>', 'serve mTLS (tls.crt, tls.key, ca.crt) as Crossplane core dials functions, instead of insecure')
+  .action(async (names: string[], opts: { all?: boolean; basePort: number; tlsCertsDir?: string }) => {
     try {
       const count = opts.all || names.length === 0 ? functionFolders().length : names.length;
       if (opts.basePort + count - 1 > 65535) {
@@ -118,4 +123,85 @@ program
     }
   });
 
-await program.parseAsync(process.argv);
+const dev = program
+  .command('dev')
+  .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
+  .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)');
+const devDirOf = (cmd: Command) => devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
+
+dev
+  .command('up')
+  .description('build what is missing, start everything, install Modelplane as users do (xpkg), say how to reach it')
+  .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default ../shared/crds)')
+  .option('--no-workload', 'do not start the workload API server an Existing InferenceCluster can point at')
+  .option('--keep', 'leave what started running when something fails')
+  .addOption(new Option('--inside').hideHelp())
+  .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean }, cmd: Command) => {
+    try {
+      const dir = devDirOf(cmd);
+      const o = { dir, workload: opts.workload, ...(opts.keep ? { keep: true } : {}), ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}) };
+      process.exitCode = opts.inside ? await upInside({ ...o, providerCrds: opts.providerCrds ?? '' }) : await up(o);
+    } catch (err) {
+      fail('dev up', err);
+    }
+  });
+
+dev
+  .command('down')
+  .description('stop everything dev up started (by pid); nothing is left running')
+  .option('--purge', 'also delete its directory (etcd data, certificates, packages)')
+  .action(async (opts: { purge?: boolean }, cmd: Command) => {
+    try {
+      process.exitCode = await down(devDirOf(cmd), opts.purge ?? false);
+    } catch (err) {
+      fail('dev down', err);
+    }
+  });
+
+dev
+  .command('status')
+  .description('what runs, by pid, and what it serves')
+  .action((_opts: unknown, cmd: Command) => {
+    try {
+      process.exitCode = status(devDirOf(cmd));
+    } catch (err) {
+      fail('dev status', err);
+    }
+  });
+
+dev
+  .command('kubectl')
+  .description('run kubectl against the dev control plane (from any shell)')
+  .argument('[args...]', 'kubectl arguments')
+  .allowUnknownOption()
+  .helpOption(false)
+  .action(() => {
+    // handled before parsing (below), so every kubectl flag passes through untouched
+  });
+
+dev
+  .command('runtime', { hidden: true })
+  .description('the dev runtime (package runtime, simulated providers and cluster controllers); started by dev up')
+  .requiredOption('--provider-crds <dir>')
+  .action(async (opts: { providerCrds: string }, cmd: Command) => {
+    try {
+      await runRuntime(devDirOf(cmd), opts.providerCrds);
+    } catch (err) {
+      fail('dev runtime', err);
+    }
+  });
+
+// `modelplane dev [--dir D] kubectl ARGS...`: everything after `kubectl` is kubectl's.
+const argv = process.argv.slice(2);
+const kubectlAt = argv[0] === 'dev' ? argv.indexOf('kubectl') : -1;
+if (kubectlAt > 0 && argv.slice(1, kubectlAt).every((a, i, all) => a === '--dir' || all[i - 1] === '--dir' || a.startsWith('--dir='))) {
+  const before = argv.slice(1, kubectlAt);
+  const dirFlag = before.find((a) => a.startsWith('--dir='))?.slice(6) ?? before[before.indexOf('--dir') + 1];
+  try {
+    process.exitCode = kubectl(devDir(dirFlag), argv.slice(kubectlAt + 1));
+  } catch (err) {
+    fail('dev kubectl', err);
+  }
+} else {
+  await program.parseAsync(process.argv);
+}

@@ -10,7 +10,9 @@
 #                                                                         tools/crossplane/cli/go.mod
 #
 # and seeds the offline schema cache `crossplane beta validate` needs for
-# Crossplane's own kinds (.cache/crossplane-validate, see tools/crossplane/README.md).
+# Crossplane's own kinds (.cache/crossplane-validate, see tools/crossplane/README.md),
+# and copies the core release's CRDs (cluster/crds) to .cache/crossplane/crds for
+# `modelplane dev up`, which applies them to its API server.
 #
 # A no-op when the binaries are current (same go.mod/go.sum/xrender sources/Go version).
 # Usage: npm run crossplane:build [-- --force]
@@ -49,7 +51,7 @@ force=0
 
 if [[ $force == 0 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
   && -x "$bin/crossplane-core" && -x "$bin/crossplane-render" && -x "$bin/crossplane" \
-  && -f "$vcache/.image" ]]; then
+  && -f "$vcache/.image" && -d "$root/.cache/crossplane/crds" ]]; then
   echo "crossplane:build: up to date (core $core_version, CLI $cli_version) in .cache/bin"
   exit 0
 fi
@@ -86,6 +88,9 @@ for f in "$core_dir"/cluster/crds/*.yaml; do
   printf '\n---\n'
 done >"$entry/package.yaml"
 echo "$validate_image" >"$vcache/.image"
+rm -rf "$root/.cache/crossplane/crds"
+mkdir -p "$root/.cache/crossplane/crds"
+cp "$core_dir"/cluster/crds/*.yaml "$root/.cache/crossplane/crds/"
 
 echo "$want" >"$stamp"
 echo "crossplane:build: built core $core_version + CLI $cli_version in $((SECONDS - t_all))s"

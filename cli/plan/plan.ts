@@ -24,7 +24,7 @@ import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schem
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests, UserError } from '../load.js';
 import { isClusterScoped, xrdRegistry } from '../scope.js';
-import { AddressPool, providerStatus } from './providers.js';
+import { AddressPool, connectionSecret, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
 
@@ -245,29 +245,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
 
 /** A provider writes a managed resource's connection details to the Secret it names. */
 function writeConnectionSecret(store: ObjectStore, mr: KubeObject): void {
-  const ref = (mr['spec'] as JsonObject | undefined)?.['writeConnectionSecretToRef'] as { name?: string; namespace?: string } | undefined;
-  if (!ref?.name) return;
-  const namespace = ref.namespace ?? mr.metadata?.namespace;
-  const kubeconfig = [
-    'apiVersion: v1',
-    'kind: Config',
-    `clusters: [{name: ${mr.metadata?.name}, cluster: {server: "https://${mr.metadata?.name}.plan.modelplane.invalid"}}]`,
-    `contexts: [{name: ${mr.metadata?.name}, context: {cluster: ${mr.metadata?.name}, user: plan}}]`,
-    `current-context: ${mr.metadata?.name}`,
-    'users: [{name: plan, user: {token: simulated}}]',
-    '',
-  ].join('\n');
-  const secret: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: ref.name,
-      ...(namespace ? { namespace } : {}),
-      ownerReferences: [{ apiVersion: mr.apiVersion, kind: mr.kind, name: mr.metadata?.name ?? '', uid: mr.metadata?.uid ?? '', controller: true }],
-    },
-    type: 'connection.crossplane.io/v1alpha1',
-    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
-  };
+  const secret = connectionSecret(mr);
+  if (!secret) return;
   const existing = store.get(keyOf(secret));
   if (!existing || JSON.stringify(existing['data']) !== JSON.stringify(secret['data'])) store.put(secret);
 }

@@ -17,6 +17,9 @@ import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { FIXED_TIME } from '../render/xr.js';
 import { groupOf } from './store.js';
 
+/** The message of a condition a simulated controller writes (Gateway API requires one). */
+export const SIMULATED_MESSAGE = 'simulated by Modelplane (no such controller runs here)';
+
 /** What a fake may consult besides the object itself. */
 export interface ProviderContext {
   /**
@@ -41,20 +44,28 @@ function manifestOf(obj: KubeObject): KubeObject | undefined {
   return m?.['manifest'] as KubeObject | undefined;
 }
 
-/** What the workload cluster reports for a manifest wrapped in a provider-kubernetes Object. */
-function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext): JsonObject | undefined {
+/**
+ * The status a cluster's own controllers give `manifest` (a Gateway its
+ * address, a Deployment its available replicas, a CRD Established…), or
+ * undefined for kinds whose status nobody reads. `owner` keys the address a
+ * load balancer hands out. Used for manifests wrapped in a provider-kubernetes
+ * Object (plan, and the dev control plane's simulated clusters) and for the
+ * objects of a real API server that has no such controllers (the dev
+ * control plane's simulated kubelet and gateway controllers).
+ */
+export function clusterStatus(manifest: KubeObject, owner: string, ctx: ProviderContext): JsonObject | undefined {
   const spec = (manifest['spec'] ?? {}) as JsonObject;
   switch (`${groupOf(manifest.apiVersion)}/${manifest.kind}`) {
     case 'gateway.networking.k8s.io/Gateway':
       return {
         addresses: [{ type: 'IPAddress', value: ctx.address(owner) }],
         conditions: [
-          { type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME },
-          { type: 'Programmed', status: 'True', reason: 'Programmed', lastTransitionTime: FIXED_TIME },
+          { type: 'Accepted', status: 'True', reason: 'Accepted', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
+          { type: 'Programmed', status: 'True', reason: 'Programmed', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
         ],
       };
     case 'gateway.networking.k8s.io/GatewayClass':
-      return { conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME }] };
+      return { conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME }] };
     case 'apiextensions.k8s.io/CustomResourceDefinition':
       return {
         acceptedNames: (spec['names'] ?? {}) as JsonObject,
@@ -90,7 +101,7 @@ function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext)
         parents: ((spec['parentRefs'] ?? []) as JsonObject[]).map((p) => ({
           parentRef: p,
           controllerName: 'modelplane.ai/plan',
-          conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', lastTransitionTime: FIXED_TIME }],
+          conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME }],
         })),
       };
     default:
@@ -103,7 +114,7 @@ function remoteStatus(manifest: KubeObject, owner: string, ctx: ProviderContext)
  * provider writes, on top of `conditions: [Ready=True, Synced=True]` which
  * every managed resource gets. Managed kinds not listed get only those
  * conditions (and an empty `atProvider`). Native kinds (core, apps, Gateway
- * API, CRDs…) get what their controllers report: `remoteStatus` above, the
+ * API, CRDs…) get what their controllers report: `clusterStatus` above, the
  * same whether composed directly or wrapped in a provider-kubernetes Object.
  */
 export const FAKES: Record<string, Fake> = {
@@ -111,7 +122,7 @@ export const FAKES: Record<string, Fake> = {
   'kubernetes.m.crossplane.io/Object': (obj, ctx) => {
     const manifest = manifestOf(obj);
     if (!manifest) return { atProvider: {} };
-    const remote = remoteStatus(manifest, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx);
+    const remote = clusterStatus(manifest, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx);
     return { atProvider: { manifest: remote === undefined ? manifest : { ...manifest, status: remote } } };
   },
   // provider-aws EKS: the API endpoint and the security group EKS creates for the cluster.
@@ -137,7 +148,7 @@ export const FAKES: Record<string, Fake> = {
 };
 
 /** A managed resource: reconciled by a Crossplane provider, which reports Ready and Synced. */
-function isManaged(group: string): boolean {
+export function isManaged(group: string): boolean {
   return group.endsWith('.upbound.io') || group.endsWith('.crossplane.io');
 }
 
@@ -149,7 +160,7 @@ function isManaged(group: string): boolean {
 export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObject {
   const group = groupOf(obj.apiVersion);
   if (!isManaged(group)) {
-    return remoteStatus(obj, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx) ?? {};
+    return clusterStatus(obj, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx) ?? {};
   }
   const fake = FAKES[`${group}/${obj.kind}`];
   const status = fake ? fake(obj, ctx) : { atProvider: {} };
@@ -200,4 +211,40 @@ export function expandRange(range: string | undefined): string[] | undefined {
   const out: string[] = [];
   for (let n = first; n <= last && out.length < 1024; n++) out.push(toIp(n));
   return out;
+}
+
+/** The server of every simulated cluster's kubeconfig ends with this (a reserved, never-resolving TLD). */
+export const SIMULATED_SERVER_SUFFIX = '.plan.modelplane.invalid';
+
+/**
+ * The connection Secret a provider writes for a managed resource with
+ * `spec.writeConnectionSecretToRef` (a cluster MR: its kubeconfig), or
+ * undefined when it names none. The kubeconfig points at
+ * `https://<name>.plan.modelplane.invalid`: a simulated cluster.
+ */
+export function connectionSecret(mr: KubeObject): KubeObject | undefined {
+  const ref = (mr['spec'] as JsonObject | undefined)?.['writeConnectionSecretToRef'] as { name?: string; namespace?: string } | undefined;
+  if (!ref?.name) return undefined;
+  const namespace = ref.namespace ?? mr.metadata?.namespace;
+  const name = mr.metadata?.name ?? '';
+  const kubeconfig = [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters: [{name: ${name}, cluster: {server: "https://${name}${SIMULATED_SERVER_SUFFIX}"}}]`,
+    `contexts: [{name: ${name}, context: {cluster: ${name}, user: plan}}]`,
+    `current-context: ${name}`,
+    'users: [{name: plan, user: {token: simulated}}]',
+    '',
+  ].join('\n');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: ref.name,
+      ...(namespace ? { namespace } : {}),
+      ownerReferences: [{ apiVersion: mr.apiVersion, kind: mr.kind, name, uid: mr.metadata?.uid ?? '', controller: true }],
+    },
+    type: 'connection.crossplane.io/v1alpha1',
+    data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+  };
 }

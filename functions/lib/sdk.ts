@@ -280,6 +280,9 @@ export async function startServer(
   const server = new grpc.Server({
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.max_send_message_length': 64 * 1024 * 1024,
+    // grpc-js binds with SO_REUSEPORT by default: a second server on a port in use
+    // would start without error and share its connections. Refuse instead.
+    'grpc.so_reuseport': 0,
   });
   server.addService(FunctionRunnerServiceService, {
     runFunction: (

@@ -48,7 +48,7 @@ describe('npm run package', () => {
       'provider-nebius@v1.0.1',
       'provider-vultr@v1.0.0',
       'provider-helm@v1.4.0',
-      'provider-kubernetes@v1.3.0',
+      'provider-kubernetes@>=v1.3.0',
     ]);
     const fns = deps.filter((d) => d.kind === 'Function').map((d) => d.package);
     expect(fns).toEqual(functionFolders().map((f) => `xpkg.modelplane.ai/modelplane/function-${f}`));

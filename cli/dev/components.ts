@@ -1,0 +1,154 @@
+/**
+ * The command line of each component of the dev control plane, and the
+ * binaries they need (all under `.cache/bin/`, built from the Go modules in
+ * tools/ by scripts/kube-build.sh and scripts/crossplane-build.sh).
+ *
+ * Everything listens on 127.0.0.1 inside the control plane's network
+ * namespace (state.ts PORTS). The workload API server shares the etcd under
+ * its own key prefix. Flags follow REAL-CONTROL-PLANE.md.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../functions.js';
+import { type DevPaths, PORTS } from './state.js';
+
+/** Where the Go-built binaries are. */
+export const BIN = join(REPO_ROOT, '.cache', 'bin');
+/** Crossplane core's own CRDs (cluster/crds of the core module), copied by crossplane:build. */
+export const CROSSPLANE_CRDS = join(REPO_ROOT, '.cache', 'crossplane', 'crds');
+/** provider-kubernetes' package folder and version, copied by kube-build. */
+export const PROVIDER_KUBERNETES_PACKAGE = join(REPO_ROOT, '.cache', 'provider-kubernetes');
+
+/** Binaries (and copied folders) a control plane needs; the build script of each. */
+export const REQUIRED: readonly { path: string; script: string }[] = [
+  ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl', 'registry', 'provider-kubernetes'].map((b) => ({
+    path: join(BIN, b),
+    script: 'scripts/kube-build.sh',
+  })),
+  { path: join(PROVIDER_KUBERNETES_PACKAGE, 'version'), script: 'scripts/kube-build.sh' },
+  ...['crossplane-core', 'crossplane'].map((b) => ({ path: join(BIN, b), script: 'scripts/crossplane-build.sh' })),
+  { path: CROSSPLANE_CRDS, script: 'scripts/crossplane-build.sh' },
+];
+
+/** The required paths that do not exist. */
+export function missingBinaries(): string[] {
+  return REQUIRED.filter((r) => !existsSync(r.path)).map((r) => r.path);
+}
+
+const bin = (name: string) => join(BIN, name);
+
+/** etcd, unsynced (a throwaway store). */
+export function etcdArgs(p: DevPaths): string[] {
+  const client = `http://127.0.0.1:${PORTS.etcdClient}`;
+  const peer = `http://127.0.0.1:${PORTS.etcdPeer}`;
+  return [
+    bin('etcd'),
+    `--data-dir=${p.etcd}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+}
+
+/** kube-apiserver; `workload` is the second one, standing in for a workload cluster. */
+export function apiserverArgs(p: DevPaths, workload: boolean): string[] {
+  const name = workload ? 'workload-apiserver' : 'apiserver';
+  return [
+    bin('kube-apiserver'),
+    `--etcd-servers=http://127.0.0.1:${PORTS.etcdClient}`,
+    `--etcd-prefix=${workload ? '/workload' : '/registry'}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${workload ? PORTS.workloadApiserver : PORTS.apiserver}`,
+    '--endpoint-reconciler-type=none',
+    `--tls-cert-file=${join(p.pki, `${name}.crt`)}`,
+    `--tls-private-key-file=${join(p.pki, `${name}.key`)}`,
+    `--client-ca-file=${join(p.pki, 'ca.crt')}`,
+    `--service-account-key-file=${join(p.pki, 'sa.pub')}`,
+    `--service-account-signing-key-file=${join(p.pki, 'sa.key')}`,
+    '--service-account-issuer=https://kubernetes.default.svc',
+    '--authorization-mode=RBAC',
+    '--service-cluster-ip-range=10.96.0.0/16',
+    '--enable-priority-and-fairness=false',
+    `--audit-log-path=${join(p.logs, `${name}-audit.log`)}`,
+    `--audit-policy-file=${join(p.dir, 'audit-policy.yaml')}`,
+    '--v=0',
+  ];
+}
+
+/**
+ * The audit policy (`logs/<apiserver>-audit.log`): one line per write
+ * (create, update, patch, delete) at Metadata level, so a settled control
+ * plane can be shown to write nothing. Leases are left out: the API server
+ * renews its own identity lease every 10 s, whatever the fleet does.
+ */
+export const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  resources: [{group: coordination.k8s.io, resources: [leases]}]
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`;
+
+/** kube-controller-manager with what Crossplane needs of it: garbage collection, namespaces, service accounts. */
+export function controllerManagerArgs(p: DevPaths, workload: boolean): string[] {
+  return [
+    bin('kube-controller-manager'),
+    `--kubeconfig=${workload ? p.workloadControllerManagerKubeconfig : p.controllerManagerKubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${workload ? PORTS.workloadControllerManager : PORTS.controllerManager}`,
+    '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller',
+    `--service-account-private-key-file=${join(p.pki, 'sa.key')}`,
+    `--root-ca-file=${join(p.pki, 'ca.crt')}`,
+    '--leader-elect=false',
+    '--use-service-account-credentials=false',
+  ];
+}
+
+/** The OCI registry packages are pushed to and pulled from. */
+export function registryArgs(p: DevPaths): string[] {
+  return [
+    bin('registry'),
+    `-address=127.0.0.1:${PORTS.registry}`,
+    `-tls-cert=${join(p.pki, 'registry.crt')}`,
+    `-tls-key=${join(p.pki, 'registry.key')}`,
+    `-blobs=${p.blobs}`,
+  ];
+}
+
+/** Crossplane core, out of cluster, with the External package runtime. */
+export function coreArgs(p: DevPaths): string[] {
+  return [
+    bin('crossplane-core'),
+    'core',
+    'start',
+    '--enable-webhooks=false',
+    '--package-runtime=External',
+    `--xpkg-cache-dir=${p.xpkgCache}`,
+    `--tls-client-certs-dir=${p.coreClientCerts}`,
+    `--ca-bundle-path=${join(p.pki, 'ca.crt')}`,
+  ];
+}
+
+/** provider-kubernetes, out of cluster, every port on loopback. */
+export function providerKubernetesArgs(): string[] {
+  return [
+    bin('provider-kubernetes'),
+    `--webhook-port=${PORTS.providerKubernetesWebhook}`,
+    `--metrics-bind-address=127.0.0.1:${PORTS.providerKubernetesMetrics}`,
+    `--health-probe-bind-addr=127.0.0.1:${PORTS.providerKubernetesHealth}`,
+    '--poll=1m',
+  ];
+}
+
+/** One of our own commands, run with the Node that runs this one. */
+export function modelplaneArgs(...args: string[]): string[] {
+  return [process.execPath, join(REPO_ROOT, 'bin', 'modelplane.js'), ...args];
+}

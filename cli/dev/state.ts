@@ -1,0 +1,114 @@
+/**
+ * Where a dev control plane keeps what it started: one directory (default
+ * `.cache/dev/` in the repository, `--dir` or `MODELPLANE_DEV_DIR` to
+ * choose) with `state.json` (the network namespace and every process, by
+ * pid), `pki/`, `logs/`, `etcd/`, `packages/` and the kubeconfigs.
+ *
+ * The ports below are inside the control plane's private network namespace,
+ * so they never collide with the host's or another control plane's.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { REPO_ROOT } from '../functions.js';
+
+/** Fixed ports inside the namespace. */
+export const PORTS = {
+  etcdClient: 2379,
+  etcdPeer: 2380,
+  apiserver: 6443,
+  workloadApiserver: 7443,
+  controllerManager: 10257,
+  workloadControllerManager: 10258,
+  registry: 5000,
+  /** First function; the others follow in folder order. */
+  functions: 9443,
+  /** Crossplane core's metrics and health ports (fixed by core). */
+  coreMetrics: 8080,
+  coreHealth: 8081,
+  providerKubernetesWebhook: 9600,
+  providerKubernetesMetrics: 8090,
+  providerKubernetesHealth: 8091,
+} as const;
+
+/** The registry every package is pushed to, and pulled from by core. */
+export const REGISTRY = `127.0.0.1:${PORTS.registry}`;
+
+/** One process the control plane started. */
+export interface ComponentState {
+  name: string;
+  pid: number;
+  log: string;
+  /** What it serves, for `dev status`. */
+  listens: string;
+}
+
+/** Everything `dev down` needs to stop a control plane. */
+export interface DevState {
+  /** Pid of the process holding the private network namespace (`unshare -n`). */
+  netns: number;
+  components: ComponentState[];
+  startedAt: string;
+  /** Set once `dev up` finished installing. */
+  ready?: boolean;
+  /** The Existing-cluster kubeconfig Secret of the workload API server. */
+  workloadSecret?: { namespace: string; name: string };
+}
+
+/** The directory of a control plane. */
+export function devDir(dir?: string): string {
+  return resolve(dir ?? process.env['MODELPLANE_DEV_DIR'] ?? join(REPO_ROOT, '.cache', 'dev'));
+}
+
+/** Paths inside a control plane's directory. */
+export function devPaths(dir: string) {
+  return {
+    dir,
+    state: join(dir, 'state.json'),
+    pki: join(dir, 'pki'),
+    logs: join(dir, 'logs'),
+    etcd: join(dir, 'etcd'),
+    packages: join(dir, 'packages'),
+    xpkgCache: join(dir, 'xpkg-cache'),
+    blobs: join(dir, 'registry'),
+    /** admin kubeconfig of the control plane (file paths; what `dev kubectl` uses). */
+    kubeconfig: join(dir, 'kubeconfig'),
+    controllerManagerKubeconfig: join(dir, 'kcm.kubeconfig'),
+    workloadKubeconfig: join(dir, 'workload.kubeconfig'),
+    workloadControllerManagerKubeconfig: join(dir, 'workload-kcm.kubeconfig'),
+    /** Crossplane core's client certificate directory (ca.crt, tls.crt, tls.key). */
+    coreClientCerts: join(dir, 'core-client-certs'),
+    /** Our functions' server certificate directory (ca.crt, tls.crt, tls.key). */
+    functionCerts: join(dir, 'function-certs'),
+    providerKubernetesCerts: join(dir, 'provider-kubernetes-certs'),
+  };
+}
+
+export type DevPaths = ReturnType<typeof devPaths>;
+
+/** The saved state, or undefined when nothing was started from `dir`. */
+export function readState(dir: string): DevState | undefined {
+  const file = devPaths(dir).state;
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as DevState;
+}
+
+/** Saves the state (the directory is created). */
+export function writeState(dir: string, state: DevState): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(devPaths(dir).state, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/** True when a process with this pid exists (and is not a zombie). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * `modelplane dev up`: a real control plane on this machine, with no cloud.
+ *
+ * Outside the namespace: build what is missing (the Go tools under tools/;
+ * says so and how long it may take), write the certificates and kubeconfigs,
+ * create the private network namespace. Then the same command runs again
+ * inside it (`--inside`) and starts, each as a detached process recorded in
+ * `state.json`: etcd, kube-apiserver and kube-controller-manager (twice: the
+ * control plane, and a workload API server an Existing InferenceCluster can
+ * point at), the OCI registry, our functions (`modelplane serve` over mTLS),
+ * the dev runtime (package runtime, simulated providers and cluster
+ * controllers), Crossplane core and provider-kubernetes; builds and pushes
+ * the packages, installs the Configuration and waits until it is Healthy.
+ *
+ * A failure stops everything it started (nothing is left running) unless
+ * `--keep` is given, and names the log to read.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeObject } from '../../functions/lib/function.js';
+import { functionFolders, REPO_ROOT } from '../functions.js';
+import { UserError } from '../load.js';
+import {
+  AUDIT_POLICY,
+  apiserverArgs,
+  CROSSPLANE_CRDS,
+  controllerManagerArgs,
+  coreArgs,
+  etcdArgs,
+  missingBinaries,
+  modelplaneArgs,
+  PROVIDER_KUBERNETES_PACKAGE,
+  providerKubernetesArgs,
+  registryArgs,
+  BIN,
+} from './components.js';
+import { installObjects, waitInstalled } from './install.js';
+import { Kube } from './kube.js';
+import { buildAndPush, writePackageFolders } from './packages.js';
+import { kubeconfig, Pki } from './pki.js';
+import { createNetns, inNetns, netnsUnsupportedReason, startComponent, waitUntil } from './processes.js';
+import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
+import { providerCrdsDir } from './simulated.js';
+import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, writeState } from './state.js';
+import { stopAll } from './lifecycle.js';
+
+/** Options of `dev up`. */
+export interface UpOptions {
+  dir: string;
+  providerCrds?: string;
+  /** Start the workload API server (for Existing clusters). @default true */
+  workload?: boolean;
+  /** Leave what started running when something fails. */
+  keep?: boolean;
+}
+
+/** The Existing-cluster kubeconfig Secret `dev up` writes for the workload API server. */
+export const WORKLOAD_SECRET = { namespace: 'modelplane-system', name: 'dev-workload-kubeconfig', key: 'kubeconfig' } as const;
+
+const say = (line: string) => process.stderr.write(`dev up: ${line}\n`);
+
+function buildMissing(): void {
+  const missing = missingBinaries();
+  const hasGo = spawnSync('sh', ['-c', 'command -v go']).status === 0;
+  if (!hasGo) {
+    if (missing.length > 0) throw new UserError(`missing ${missing.join(', ')}; they are built from tools/ with Go (>= 1.26), which is not on PATH`);
+    return;
+  }
+  if (missing.length > 0) say(`building the control plane from the Go modules in tools/ (${missing.length} missing; cold: 15-30 min on 2 cores)`);
+  for (const script of ['scripts/kube-build.sh', 'scripts/crossplane-build.sh']) {
+    const r = spawnSync('bash', [join(REPO_ROOT, script)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (r.status !== 0) throw new UserError(`${script} failed (exit ${r.status})`);
+  }
+}
+
+async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
+  const pki = new Pki(p.pki);
+  await pki.serviceAccountKeys();
+  const local = { ips: ['127.0.0.1'], dns: ['localhost'] };
+  await pki.leaf({ name: 'apiserver', cn: 'kube-apiserver', ...local, dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'] });
+  const admin = await pki.leaf({ name: 'admin', cn: 'modelplane-dev-admin', org: 'system:masters' });
+  const kcm = await pki.leaf({ name: 'kcm', cn: 'system:kube-controller-manager' });
+  await pki.leaf({ name: 'registry', cn: 'registry', ...local });
+  const fn = await pki.leaf({ name: 'functions', cn: 'modelplane-functions', ...local });
+  const core = await pki.leaf({ name: 'core', cn: 'crossplane' });
+  const webhook = await pki.leaf({ name: 'provider-kubernetes', cn: 'provider-kubernetes', ...local });
+  const cp = `https://127.0.0.1:${PORTS.apiserver}`;
+  writeFileSync(p.kubeconfig, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert: admin, embed: false }));
+  writeFileSync(p.controllerManagerKubeconfig, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert: kcm, embed: false }));
+  if (workload) {
+    await pki.leaf({ name: 'workload-apiserver', cn: 'kube-apiserver', ...local });
+    const wl = `https://127.0.0.1:${PORTS.workloadApiserver}`;
+    writeFileSync(p.workloadKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: admin, embed: true }));
+    writeFileSync(p.workloadControllerManagerKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: kcm, embed: false }));
+  } else {
+    rmSync(p.workloadKubeconfig, { force: true });
+  }
+  const certDir = (dir: string, files: { crt: string; key: string }) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'ca.crt'), readFileSync(pki.caCrt));
+    writeFileSync(join(dir, 'tls.crt'), readFileSync(files.crt));
+    writeFileSync(join(dir, 'tls.key'), readFileSync(files.key), { mode: 0o600 });
+  };
+  certDir(p.coreClientCerts, core);
+  certDir(p.functionCerts, fn);
+  certDir(p.providerKubernetesCerts, webhook);
+  writeFileSync(join(p.dir, 'audit-policy.yaml'), AUDIT_POLICY);
+}
+
+/** `dev up` outside the namespace. @returns the exit code. */
+export async function up(opts: UpOptions): Promise<number> {
+  const p = devPaths(opts.dir);
+  const prior = readState(opts.dir);
+  if (prior && alive(prior.netns)) {
+    if (prior.ready) {
+      say(`already up (${opts.dir}); modelplane dev status shows it, modelplane dev down stops it`);
+      return 0;
+    }
+    say('a previous dev up did not finish: stopping what it started');
+    await stopAll(opts.dir, prior);
+  }
+  const reason = netnsUnsupportedReason();
+  if (reason) throw new UserError(`dev up ${reason}`);
+  buildMissing();
+  const crds = providerCrdsDir(opts.providerCrds);
+  mkdirSync(p.dir, { recursive: true });
+  await writeCredentials(p, opts.workload !== false);
+  const netns = createNetns();
+  writeState(opts.dir, { netns, components: [], startedAt: new Date().toISOString() });
+  const args = ['dev', 'up', '--inside', '--dir', opts.dir, '--provider-crds', crds];
+  if (opts.workload === false) args.push('--no-workload');
+  if (opts.keep) args.push('--keep');
+  const r = spawnSync(inNetns(netns, modelplaneArgs(...args))[0]!, inNetns(netns, modelplaneArgs(...args)).slice(1), { stdio: 'inherit' });
+  if (r.status !== 0 && !opts.keep) {
+    await stopAll(opts.dir, readState(opts.dir));
+    say(`failed; stopped everything it started (logs in ${p.logs}; --keep leaves it running)`);
+  }
+  return r.status ?? 1;
+}
+
+/** Records a started component in state.json. */
+function record(dir: string, c: ComponentState): ComponentState {
+  const state = readState(dir)!;
+  state.components.push(c);
+  writeState(dir, state);
+  return c;
+}
+
+async function httpReady(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return res.ok;
+}
+
+function logHas(c: ComponentState, text: string): () => Promise<boolean> {
+  return async () => existsSync(c.log) && readFileSync(c.log, 'utf8').includes(text);
+}
+
+function kubectl(p: DevPaths, args: string[], input?: string): void {
+  const r = spawnSync(join(BIN, 'kubectl'), ['--kubeconfig', p.kubeconfig, ...args], { input, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${(r.stderr || r.stdout).trim()}`);
+}
+
+/** `dev up --inside`: runs in the namespace; starts and installs everything. @returns the exit code. */
+export async function upInside(opts: UpOptions & { providerCrds: string }): Promise<number> {
+  const p = devPaths(opts.dir);
+  const workload = opts.workload !== false;
+  const t0 = Date.now();
+  const step = (what: string) => say(`${what} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+  const start = (name: string, argv: string[], listens: string, env?: NodeJS.ProcessEnv) =>
+    record(opts.dir, startComponent(p.logs, name, argv, { listens, cwd: REPO_ROOT, ...(env ? { env } : {}) }));
+  try {
+    for (const d of [p.etcd, p.xpkgCache, p.blobs]) mkdirSync(d, { recursive: true });
+    const etcd = start('etcd', etcdArgs(p), `127.0.0.1:${PORTS.etcdClient}`);
+    await waitUntil('etcd', () => httpReady(`http://127.0.0.1:${PORTS.etcdClient}/health`), { timeoutMs: 30_000, component: etcd });
+    const cp = Kube.fromFile(p.kubeconfig);
+    const api = start('kube-apiserver', apiserverArgs(p, false), `https://127.0.0.1:${PORTS.apiserver}`);
+    const wapi = workload ? start('workload-apiserver', apiserverArgs(p, true), `https://127.0.0.1:${PORTS.workloadApiserver}`) : undefined;
+    await waitUntil('kube-apiserver', async () => (await cp.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: api });
+    start('kube-controller-manager', controllerManagerArgs(p, false), `127.0.0.1:${PORTS.controllerManager}`);
+    if (wapi) {
+      const wl = Kube.fromFile(p.workloadKubeconfig);
+      await waitUntil('workload kube-apiserver', async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: wapi });
+      start('workload-controller-manager', controllerManagerArgs(p, true), `127.0.0.1:${PORTS.workloadControllerManager}`);
+    }
+    step('API servers ready');
+
+    for (const ns of ['crossplane-system', 'modelplane-system']) await cp.createIfAbsent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    kubectl(p, ['apply', '--server-side', '--force-conflicts', '-f', CROSSPLANE_CRDS]);
+    const b64 = (f: string) => readFileSync(join(p.functionCerts, f)).toString('base64');
+    await cp.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: FUNCTIONS_TLS_SECRET, namespace: 'crossplane-system' },
+        type: 'kubernetes.io/tls',
+        data: { 'tls.crt': b64('tls.crt'), 'tls.key': b64('tls.key'), 'ca.crt': b64('ca.crt') },
+      },
+      'modelplane-dev',
+    );
+    step('Crossplane CRDs applied');
+
+    const registry = start('registry', registryArgs(p), `https://127.0.0.1:${PORTS.registry}`);
+    await waitUntil('registry', logHas(registry, 'serving'), { timeoutMs: 20_000, component: registry });
+    const pkVersion = readFileSync(join(PROVIDER_KUBERNETES_PACKAGE, 'version'), 'utf8').trim();
+    const sources = writePackageFolders(p.packages, opts.providerCrds, { root: join(PROVIDER_KUBERNETES_PACKAGE, 'package'), version: pkVersion });
+    await buildAndPush(sources, join(BIN, 'crossplane'), join(p.pki, 'ca.crt'));
+    step(`${sources.length} packages built with crossplane xpkg build and pushed to the registry`);
+
+    const last = PORTS.functions + functionFolders().length - 1;
+    const fns = start('functions', modelplaneArgs('serve', '--all', '--base-port', String(PORTS.functions), '--tls-certs-dir', p.functionCerts), `127.0.0.1:${PORTS.functions}-${last} (mTLS)`);
+    const runtime = start('runtime', modelplaneArgs('dev', 'runtime', '--dir', opts.dir, '--provider-crds', opts.providerCrds), 'no port (a controller)');
+    await waitUntil('functions', logHas(fns, 'serving '), { timeoutMs: 60_000, component: fns });
+    await waitUntil('dev runtime', logHas(runtime, 'dev runtime ready'), { timeoutMs: 60_000, component: runtime });
+    const env = { KUBECONFIG: p.kubeconfig };
+    const core = start('crossplane', coreArgs(p), `127.0.0.1:${PORTS.coreMetrics} (metrics), :${PORTS.coreHealth} (probes)`, env);
+    await waitUntil('Crossplane core', () => httpReady(`http://127.0.0.1:${PORTS.coreHealth}/readyz`), { timeoutMs: 60_000, component: core });
+    step('functions, dev runtime and Crossplane core running');
+
+    for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
+    await waitUntil(
+      'provider-kubernetes CRDs',
+      async () => (await cp.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'objects.kubernetes.m.crossplane.io')) !== undefined,
+      { timeoutMs: 180_000, everyMs: 1000 },
+    );
+    start('provider-kubernetes', providerKubernetesArgs(), `127.0.0.1:${PORTS.providerKubernetesHealth} (probes)`, {
+      ...env,
+      TLS_SERVER_CERTS_DIR: p.providerKubernetesCerts,
+    });
+    await waitInstalled(cp, 300_000);
+    step('Configuration modelplane installed and Healthy, with its functions and providers');
+
+    if (workload) {
+      const secret: KubeObject = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: WORKLOAD_SECRET.name, namespace: WORKLOAD_SECRET.namespace },
+        data: { [WORKLOAD_SECRET.key]: readFileSync(p.workloadKubeconfig).toString('base64') },
+      };
+      await cp.apply(secret, 'modelplane-dev');
+    }
+    const state = readState(opts.dir) as DevState;
+    state.ready = true;
+    if (workload) state.workloadSecret = { namespace: WORKLOAD_SECRET.namespace, name: WORKLOAD_SECRET.name };
+    writeState(opts.dir, state);
+    process.stdout.write(summary(opts.dir, state, (Date.now() - t0) / 1000));
+    return 0;
+  } catch (err) {
+    process.stderr.write(`dev up: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+/** What `dev up` prints when done: how to reach the control plane. */
+export function summary(dir: string, state: DevState, seconds: number): string {
+  const lines = [
+    `Modelplane dev control plane up in ${seconds.toFixed(0)}s (${state.components.length} processes, network namespace of pid ${state.netns}).`,
+    '',
+    '  modelplane dev kubectl get pkg                   # the Configuration, functions and providers',
+    '  modelplane dev kubectl apply -f ../shared/corpus/seeds/vultr/',
+    '  modelplane dev kubectl get md,modelservices -A',
+    '  modelplane dev status | modelplane dev down',
+    '',
+    `Everything listens on 127.0.0.1 inside that namespace; from another shell, use modelplane dev kubectl (dir ${dir}),`,
+    `or: nsenter -t ${state.netns} -n kubectl --kubeconfig ${devPaths(dir).kubeconfig} ...`,
+  ];
+  if (state.workloadSecret) {
+    lines.push(
+      `A workload API server stands in for an existing cluster: its kubeconfig is Secret ${state.workloadSecret.namespace}/${state.workloadSecret.name}`,
+      '(source: Existing, existing.secretRef.name: dev-workload-kubeconfig); Objects there are applied by the real provider-kubernetes.',
+    );
+  }
+  lines.push('Managed resources of the cloud providers and provider-helm are simulated (annotated modelplane.ai/simulated where paused).', '');
+  return `${lines.join('\n')}\n`;
+}
