@@ -10,7 +10,8 @@ import { runPlan } from './plan.js';
 import { runRender } from './render.js';
 import { runSelector } from './selector.js';
 import { runServe } from './serve.js';
-import { down, kubectl, status } from './dev/lifecycle.js';
+import { down, kubectl, runInside, status } from './dev/lifecycle.js';
+import { quiet } from './dev/quiet.js';
 import { runRuntime } from './dev/runtime/index.js';
 import { devDir } from './dev/state.js';
 import { up, upInside } from './dev/up.js';
@@ -166,6 +167,24 @@ dev
       process.exitCode = status(devDirOf(cmd));
     } catch (err) {
       fail('dev status', err);
+    }
+  });
+
+dev
+  .command('quiet')
+  .description('is the fleet settled? lists every object written (new resourceVersion) during a window; exit 0 when none was')
+  .option('--seconds <n>', 'how long to watch', (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 3600) throw new InvalidArgumentError('want a whole number of seconds 1-3600');
+    return n;
+  }, 120)
+  .addOption(new Option('--inside').hideHelp())
+  .action(async (opts: { seconds: number; inside?: boolean }, cmd: Command) => {
+    try {
+      const dir = devDirOf(cmd);
+      process.exitCode = opts.inside ? await quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
+    } catch (err) {
+      fail('dev quiet', err);
     }
   });
 

@@ -74,6 +74,9 @@ export function apiserverArgs(p: DevPaths, workload: boolean): string[] {
     '--authorization-mode=RBAC',
     '--service-cluster-ip-range=10.96.0.0/16',
     '--enable-priority-and-fairness=false',
+    // MutatingAdmissionPolicy is beta (off by default) in 1.35; the control plane uses one (admission.ts).
+    '--feature-gates=MutatingAdmissionPolicy=true',
+    '--runtime-config=admissionregistration.k8s.io/v1beta1=true',
     `--audit-log-path=${join(p.logs, `${name}-audit.log`)}`,
     `--audit-policy-file=${join(p.dir, 'audit-policy.yaml')}`,
     '--v=0',
@@ -123,6 +126,21 @@ export function registryArgs(p: DevPaths): string[] {
   ];
 }
 
+/**
+ * The watch circuit breaker burst Modelplane needs of Crossplane core (its
+ * default: 100 events per XR, refilled 1/s). Measured on this control plane
+ * (core v2.3.4, `MODELPLANE_DEV_CORE_DEBUG=1 modelplane dev up`, one EKS
+ * InferenceCluster): creating an EKSCluster maps about 380 watch events to
+ * it within 20 s, though its 57 composed resources are written about twice
+ * each. Core's watches replay existing objects of a kind as each new one is
+ * composed (an object of a kind with N objects is seen about 3 x N times),
+ * and an update counts twice (old and new object). With the default the
+ * circuit opens during creation and, because it closes only on an event
+ * after its 5-minute cooldown, a fleet that then settles keeps reporting
+ * `WatchCircuitOpen`. README: install Crossplane with the same flag.
+ */
+export const CIRCUIT_BREAKER_BURST = 1000;
+
 /** Crossplane core, out of cluster, with the External package runtime. */
 export function coreArgs(p: DevPaths): string[] {
   return [
@@ -130,6 +148,8 @@ export function coreArgs(p: DevPaths): string[] {
     'core',
     'start',
     '--enable-webhooks=false',
+    ...(process.env['MODELPLANE_DEV_CORE_DEBUG'] ? ['--debug'] : []),
+    `--circuit-breaker-burst=${CIRCUIT_BREAKER_BURST}`,
     '--package-runtime=External',
     `--xpkg-cache-dir=${p.xpkgCache}`,
     `--tls-client-certs-dir=${p.coreClientCerts}`,

@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Table from 'cli-table3';
 import { UserError } from '../load.js';
-import { BIN } from './components.js';
+import { BIN, modelplaneArgs } from './components.js';
 import { inNetns, stopPid } from './processes.js';
 import { alive, type DevState, devPaths, readState, writeState } from './state.js';
 
@@ -78,4 +78,12 @@ export function kubectl(dir: string, args: string[]): number {
   const argv = inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', devPaths(dir).kubeconfig, ...args]);
   const r = spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' });
   return r.status ?? 1;
+}
+
+/** Runs one of our commands inside the control plane's namespace; its exit code. @throws UserError when none runs. */
+export function runInside(dir: string, args: string[]): number {
+  const state = readState(dir);
+  if (!state || !alive(state.netns)) throw new UserError(`no dev control plane from ${dir} (modelplane dev up starts one)`);
+  const argv = inNetns(state.netns, modelplaneArgs(...args));
+  return spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' }).status ?? 1;
 }

@@ -73,6 +73,10 @@ export function devPaths(dir: string) {
     /** admin kubeconfig of the control plane (file paths; what `dev kubectl` uses). */
     kubeconfig: join(dir, 'kubeconfig'),
     controllerManagerKubeconfig: join(dir, 'kcm.kubeconfig'),
+    /** Each controller its own user (all system:masters), so the audit log says who wrote what. */
+    coreKubeconfig: join(dir, 'crossplane.kubeconfig'),
+    providerKubernetesKubeconfig: join(dir, 'provider-kubernetes.kubeconfig'),
+    runtimeKubeconfig: join(dir, 'runtime.kubeconfig'),
     workloadKubeconfig: join(dir, 'workload.kubeconfig'),
     workloadControllerManagerKubeconfig: join(dir, 'workload-kcm.kubeconfig'),
     /** Crossplane core's client certificate directory (ca.crt, tls.crt, tls.key). */

@@ -35,6 +35,7 @@ import {
   registryArgs,
   BIN,
 } from './components.js';
+import { admissionObjects } from './admission.js';
 import { installObjects, waitInstalled } from './install.js';
 import { Kube } from './kube.js';
 import { buildAndPush, writePackageFolders } from './packages.js';
@@ -80,7 +81,9 @@ async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
   const local = { ips: ['127.0.0.1'], dns: ['localhost'] };
   await pki.leaf({ name: 'apiserver', cn: 'kube-apiserver', ...local, dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'] });
   const admin = await pki.leaf({ name: 'admin', cn: 'modelplane-dev-admin', org: 'system:masters' });
-  const kcm = await pki.leaf({ name: 'kcm', cn: 'system:kube-controller-manager' });
+  // system:masters too: its garbage collector must read and patch every custom resource (with its own
+  // service-account credentials it would, with this user alone it cannot).
+  const kcm = await pki.leaf({ name: 'kcm-admin', cn: 'system:kube-controller-manager', org: 'system:masters' });
   await pki.leaf({ name: 'registry', cn: 'registry', ...local });
   const fn = await pki.leaf({ name: 'functions', cn: 'modelplane-functions', ...local });
   const core = await pki.leaf({ name: 'core', cn: 'crossplane' });
@@ -88,6 +91,14 @@ async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
   const cp = `https://127.0.0.1:${PORTS.apiserver}`;
   writeFileSync(p.kubeconfig, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert: admin, embed: false }));
   writeFileSync(p.controllerManagerKubeconfig, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert: kcm, embed: false }));
+  for (const [file, cn] of [
+    [p.coreKubeconfig, 'crossplane-core'],
+    [p.providerKubernetesKubeconfig, 'provider-kubernetes'],
+    [p.runtimeKubeconfig, 'modelplane-dev-runtime'],
+  ] as const) {
+    const cert = await pki.leaf({ name: `user-${cn}`, cn, org: 'system:masters' });
+    writeFileSync(file, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert, embed: false }));
+  }
   if (workload) {
     await pki.leaf({ name: 'workload-apiserver', cn: 'kube-apiserver', ...local });
     const wl = `https://127.0.0.1:${PORTS.workloadApiserver}`;
@@ -198,6 +209,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       },
       'modelplane-dev',
     );
+    for (const o of admissionObjects()) await cp.apply(o, 'modelplane-dev');
     step('Crossplane CRDs applied');
 
     const registry = start('registry', registryArgs(p), `https://127.0.0.1:${PORTS.registry}`);
@@ -212,8 +224,9 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     const runtime = start('runtime', modelplaneArgs('dev', 'runtime', '--dir', opts.dir, '--provider-crds', opts.providerCrds), 'no port (a controller)');
     await waitUntil('functions', logHas(fns, 'serving '), { timeoutMs: 60_000, component: fns });
     await waitUntil('dev runtime', logHas(runtime, 'dev runtime ready'), { timeoutMs: 60_000, component: runtime });
-    const env = { KUBECONFIG: p.kubeconfig };
-    const core = start('crossplane', coreArgs(p), `127.0.0.1:${PORTS.coreMetrics} (metrics), :${PORTS.coreHealth} (probes)`, env);
+    const core = start('crossplane', coreArgs(p), `127.0.0.1:${PORTS.coreMetrics} (metrics), :${PORTS.coreHealth} (probes)`, {
+      KUBECONFIG: p.coreKubeconfig,
+    });
     await waitUntil('Crossplane core', () => httpReady(`http://127.0.0.1:${PORTS.coreHealth}/readyz`), { timeoutMs: 60_000, component: core });
     step('functions, dev runtime and Crossplane core running');
 
@@ -224,7 +237,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       { timeoutMs: 180_000, everyMs: 1000 },
     );
     start('provider-kubernetes', providerKubernetesArgs(), `127.0.0.1:${PORTS.providerKubernetesHealth} (probes)`, {
-      ...env,
+      KUBECONFIG: p.providerKubernetesKubeconfig,
       TLS_SERVER_CERTS_DIR: p.providerKubernetesCerts,
     });
     await waitInstalled(cp, 300_000);

@@ -15,6 +15,7 @@ import { clusterStatus } from '../../plan/providers.js';
 import type { Kube, KindInformer } from '../kube.js';
 import type { Addresses, Pool } from './addresses.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';
+import { ObjectQueue } from './queue.js';
 
 /** Kinds whose status the workload cluster's controllers would write. */
 export const WORKLOAD_KINDS: readonly [string, string][] = [
@@ -50,8 +51,8 @@ function withoutTimes(v: unknown): unknown {
 /** Simulated cluster controllers for one API server. */
 export class ClusterSimulator {
   private readonly informers: KindInformer[] = [];
+  private readonly queue = new ObjectQueue((o) => this.reconcile(o));
   private stopped = false;
-  writes = 0;
 
   constructor(
     private readonly kube: Kube,
@@ -66,7 +67,7 @@ export class ClusterSimulator {
   private async watch(apiVersion: string, kind: string): Promise<void> {
     while (!this.stopped) {
       try {
-        this.informers.push(await this.kube.informer(apiVersion, kind, (o) => void this.reconcile(o)));
+        this.informers.push(await this.kube.informer(apiVersion, kind, (o) => this.queue.add(o), (o) => this.queue.forget(o)));
         return;
       } catch {
         await new Promise((r) => setTimeout(r, 3000));
@@ -79,28 +80,29 @@ export class ClusterSimulator {
     for (const i of this.informers) await i.stop();
   }
 
-  private async reconcile(obj: KubeObject): Promise<void> {
-    if (obj.metadata?.deletionTimestamp) return;
+  private async reconcile(obj: KubeObject): Promise<KubeObject | undefined> {
+    if (obj.metadata?.deletionTimestamp) return undefined;
     const owner = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
     const want = clusterStatus(obj, owner, { address: (o) => this.opts.addresses.address(this.opts.pool, `${this.opts.name} ${o}`) });
-    if (!want || Object.keys(want).length === 0) return;
+    if (!want || Object.keys(want).length === 0) return undefined;
     const current = (obj['status'] ?? {}) as JsonObject;
     const differs = Object.entries(want).some(([k, v]) =>
       k === 'conditions'
         ? !hasConditions(conditionsOf(current), v as unknown as Condition[])
         : JSON.stringify(withoutTimes(current[k])) !== JSON.stringify(withoutTimes(v)),
     );
-    if (!differs) return;
+    if (!differs) return undefined;
     const status: JsonObject = { ...want };
     if (Array.isArray(want['conditions'])) {
       status['conditions'] = mergeConditions(conditionsOf(current), want['conditions'] as unknown as Condition[], new Date().toISOString()) as unknown as JsonObject[];
     }
     try {
-      await this.kube.patchStatus(obj, status);
-      this.writes++;
+      const after = await this.kube.patchStatus(obj, status);
       this.opts.log(`${this.opts.name}: ${obj.kind} ${owner}: status written (simulated controllers)`);
+      return after;
     } catch (err) {
       if (!/ 404 | 409 /.test(` ${(err as Error).message} `)) this.opts.log(`${this.opts.name}: ${obj.kind} ${owner}: ${(err as Error).message}`);
+      return undefined;
     }
   }
 }

@@ -37,7 +37,7 @@ async function httpOk(url: string): Promise<boolean> {
 export async function runRuntime(dir: string, crds: string): Promise<void> {
   const paths = devPaths(dir);
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  const cp = Kube.fromFile(paths.kubeconfig);
+  const cp = Kube.fromFile(paths.runtimeKubeconfig);
 
   let metallbRange: string | undefined;
   const refreshGateways = async () => {

@@ -8,18 +8,20 @@
  * provider-kubernetes is real. Its Objects that target a simulated cluster
  * (a kubeconfig on `*.plan.modelplane.invalid`) cannot be applied anywhere,
  * so they are simulated too: annotated `crossplane.io/paused: "true"` (the
- * real provider then leaves them alone; its controller ignores status-only
- * changes) and given the status the cluster would report; their finalizers
- * are removed on deletion. Objects that target a real cluster are the real
- * provider's.
+ * real provider then leaves them alone and reports Synced=False
+ * ReconcilePaused, which is true; its controller ignores status-only
+ * changes) and given Ready and the status the cluster would report; their
+ * finalizers are removed on deletion. Objects that target a real cluster
+ * are the real provider's.
  *
  * provider-helm cannot run here (its module and every chart are out of
  * reach): Releases are simulated; one that targets a real cluster also gets
  * the CRDs its chart would install there (simulated.ts CHART_CRDS), so the
  * objects composed next to it can really be created.
  *
- * Quiet by construction: a status is written only when the conditions differ
- * (timestamps ignored) or the fields we set changed since we last wrote them.
+ * Quiet by construction: one reconcile at a time per object (queue.ts), and
+ * a status is written only when the conditions differ (timestamps ignored)
+ * or the fields we set changed since we last wrote them.
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
@@ -29,6 +31,8 @@ import type { Kube, KindInformer } from '../kube.js';
 import { chartCrds } from '../packages.js';
 import type { Addresses } from './addresses.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';
+import { controllerOf, ObjectQueue, objectKey, Pacer } from './queue.js';
+import { SIMULATED_TARGETS, targetKey } from '../admission.js';
 import type { Targets } from './targets.js';
 
 /** The annotation Crossplane's managed reconciler honours to stop acting on a resource. */
@@ -48,19 +52,26 @@ export interface ManagedOptions {
   log: (line: string) => void;
 }
 
-const keyOf = (o: KubeObject) => `${o.apiVersion}/${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+const quietErrors = (err: unknown) => / 404 | 409 /.test(` ${(err as Error).message} `);
 
 /** Simulates managed resources; see the module comment. */
 export class ManagedSimulator {
   private readonly informers = new Map<string, KindInformer>();
   private crdInformer?: KindInformer;
-  /** Hash of the fields last written per object, so pruned fields are not written again and again. */
+  /** Hash of the fields last written per object, so fields the server prunes are not written again and again. */
   private readonly written = new Map<string, string>();
   private readonly chartsInstalled = new Set<string>();
   private readonly starting = new Set<string>();
+  /** Objects whose target could not be resolved yet, looked at again on every tick. */
+  private readonly waiting = new Set<string>();
+  /** Connection Secrets known to exist (`namespace/name uid-of-owner`): looked up once, not on every tick. */
+  private readonly secrets = new Set<string>();
+  private readonly queue = new ObjectQueue((o) => this.reconcile(o));
+  private readonly pacer = new Pacer();
+  /** Provider configs already listed in the admission policy's parameter ConfigMap. */
+  private readonly listed = new Set<string>();
   private stopped = false;
   private timer?: NodeJS.Timeout;
-  writes = 0;
 
   constructor(
     private readonly kube: Kube,
@@ -69,9 +80,11 @@ export class ManagedSimulator {
 
   async start(): Promise<void> {
     this.crdInformer = await this.kube.informer('apiextensions.k8s.io/v1', 'CustomResourceDefinition', (crd) => void this.watchKind(crd));
-    // Objects and Releases wait for their ProviderConfig and kubeconfig Secret: look again every 3 s.
+    // Objects and Releases wait for their ProviderConfig and kubeconfig Secret: look again every 3 s at those that wait.
     this.timer = setInterval(() => {
-      for (const inf of this.informers.values()) for (const o of inf.list()) void this.reconcile(o as KubeObject);
+      for (const inf of this.informers.values()) {
+        for (const o of inf.list()) if (this.waiting.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
+      }
     }, 3000);
   }
 
@@ -87,7 +100,8 @@ export class ManagedSimulator {
     const group = spec.group ?? '';
     const kind = spec.names?.kind ?? '';
     const simulated = this.opts.groups.includes(group) && !/ProviderConfig(Usage)?$/.test(kind);
-    if (!simulated && !(group === OBJECT_GROUP && kind === 'Object')) return;
+    const config = group === OBJECT_GROUP && /^(Cluster)?ProviderConfig$/.test(kind);
+    if (!simulated && !config && !(group === OBJECT_GROUP && kind === 'Object')) return;
     const established = conditionsOf(crd['status']).some((c) => c.type === 'Established' && c.status === 'True');
     const version = spec.versions?.find((v) => v.storage)?.name;
     const apiVersion = `${group}/${version}`;
@@ -97,7 +111,13 @@ export class ManagedSimulator {
     // Discovery lags a freshly Established CRD by a moment: retry until the kind is served.
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
-        this.informers.set(key, await this.kube.informer(apiVersion, kind, (o) => void this.reconcile(o)));
+        const inf = await this.kube.informer(
+          apiVersion,
+          kind,
+          (o) => this.queue.add(o),
+          (o) => this.queue.forget(o),
+        );
+        this.informers.set(key, inf);
         return;
       } catch (err) {
         if (attempt === 20) this.opts.log(`watch ${kind}.${group}: ${(err as Error).message} (still retrying)`);
@@ -106,35 +126,88 @@ export class ManagedSimulator {
     }
   }
 
-  private async reconcile(mr: KubeObject): Promise<void> {
+  /** One managed resource; resolves with it as last written (undefined when nothing was). */
+  private async reconcile(mr: KubeObject): Promise<KubeObject | undefined> {
     try {
       const group = groupOf(mr.apiVersion);
-      if (group === OBJECT_GROUP) await this.reconcileObject(mr);
-      else await this.writeStatus(mr, providerStatus(mr, this.context('workload')));
-      if (group === 'helm.m.crossplane.io' && mr.kind === 'Release') await this.installChartCrds(mr);
-      const secret = connectionSecret(mr);
-      if (secret && mr.metadata?.uid && !mr.metadata.deletionTimestamp) {
-        if (await this.kube.createIfAbsent(secret)) this.opts.log(`Secret ${secret.metadata?.namespace}/${secret.metadata?.name}: connection details of ${mr.kind} ${mr.metadata.name}`);
+      if (group === OBJECT_GROUP && mr.kind !== 'Object') {
+        await this.listSimulatedConfig(mr);
+        return undefined;
       }
+      const owner = controllerOf(mr);
+      const wait = owner && this.needsWrite(mr) ? this.pacer.take(owner) : 0;
+      if (wait > 0) {
+        setTimeout(() => this.queue.add(mr), wait);
+        return undefined;
+      }
+      const after = group === OBJECT_GROUP ? await this.reconcileObject(mr) : await this.writeStatus(mr, providerStatus(mr, this.context()));
+      if (group === 'helm.m.crossplane.io' && mr.kind === 'Release') await this.installChartCrds(mr);
+      await this.ensureConnectionSecret(mr);
+      return after;
     } catch (err) {
-      if (!/ 404 | 409 /.test(` ${(err as Error).message} `)) this.opts.log(`${mr.kind} ${mr.metadata?.namespace}/${mr.metadata?.name}: ${(err as Error).message}`);
+      if (!quietErrors(err)) this.opts.log(`${mr.kind} ${mr.metadata?.namespace}/${mr.metadata?.name}: ${(err as Error).message}`);
+      return undefined;
     }
   }
 
+  private async ensureConnectionSecret(mr: KubeObject): Promise<void> {
+    const secret = connectionSecret(mr);
+    if (!secret || !mr.metadata?.uid || mr.metadata.deletionTimestamp) return;
+    const key = `${secret.metadata?.namespace}/${secret.metadata?.name} ${mr.metadata.uid}`;
+    if (this.secrets.has(key)) return;
+    const exists = await this.kube.get('v1', 'Secret', secret.metadata?.name ?? '', secret.metadata?.namespace);
+    if (!exists && (await this.kube.createIfAbsent(secret))) {
+      this.opts.log(`Secret ${secret.metadata?.namespace}/${secret.metadata?.name}: connection details of ${mr.kind} ${mr.metadata.name}`);
+    }
+    this.secrets.add(key);
+  }
+
   /** An Object: simulated only when it targets a simulated cluster. */
-  private async reconcileObject(obj: KubeObject): Promise<void> {
+  private async reconcileObject(obj: KubeObject): Promise<KubeObject | undefined> {
     const target = await this.opts.targets.of(obj);
-    if (!target?.simulated) return;
+    if (target) this.waiting.delete(objectKey(obj));
+    else this.waiting.add(objectKey(obj));
+    if (!target?.simulated) return undefined;
     const meta = obj.metadata ?? {};
     if (meta.deletionTimestamp) {
-      if (((meta['finalizers'] ?? []) as string[]).length > 0) await this.kube.mergePatch(obj, { metadata: { finalizers: null } });
-      return;
+      if (((meta['finalizers'] ?? []) as string[]).length > 0) return this.kube.mergePatch(obj, { metadata: { finalizers: null } });
+      return undefined;
     }
+    let current = obj;
     if (meta.annotations?.[PAUSED_ANNOTATION] !== 'true') {
-      await this.kube.mergePatch(obj, { metadata: { annotations: { [PAUSED_ANNOTATION]: 'true', [SIMULATED_ANNOTATION]: 'simulated cluster' } } });
+      current = await this.kube.mergePatch(obj, { metadata: { annotations: { [PAUSED_ANNOTATION]: 'true', [SIMULATED_ANNOTATION]: 'simulated cluster' } } });
       this.opts.log(`Object ${meta.namespace}/${meta.name}: paused (targets the simulated cluster ${target.server})`);
     }
-    await this.writeStatus(obj, providerStatus(obj, this.context('workload')));
+    // Ready and atProvider only: Synced is the real provider's (ReconcilePaused). Writing it too would flip it back and forth.
+    const status = providerStatus(obj, this.context());
+    const ready = ((status['conditions'] ?? []) as JsonObject[]).filter((c) => c['type'] === 'Ready');
+    return (await this.writeStatus(current, { ...status, conditions: ready })) ?? (current === obj ? undefined : current);
+  }
+
+  /** Lists a provider-kubernetes config that reaches a simulated cluster for the admission policy (admission.ts). */
+  private async listSimulatedConfig(pc: KubeObject): Promise<void> {
+    const key = targetKey(pc.kind, pc.metadata?.name ?? '', pc.metadata?.namespace);
+    if (this.listed.has(key)) return;
+    const target = await this.opts.targets.ofConfig(pc);
+    if (!target) {
+      this.waiting.add(objectKey(pc));
+      return;
+    }
+    this.waiting.delete(objectKey(pc));
+    if (!target.simulated) return;
+    await this.kube.mergePatch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...SIMULATED_TARGETS } }, { data: { [key]: target.server } });
+    this.listed.add(key);
+    this.opts.log(`${pc.kind} ${key}: reaches the simulated cluster ${target.server}; its Objects are created paused`);
+  }
+
+  /**
+   * Whether reconciling `mr` would write (cheap, without lookups): it is not
+   * Ready yet, or an Object not paused yet. Only writes are paced.
+   */
+  private needsWrite(mr: KubeObject): boolean {
+    if (mr.metadata?.deletionTimestamp) return false;
+    if (mr.kind === 'Object' && mr.metadata?.annotations?.[PAUSED_ANNOTATION] !== 'true') return !this.waiting.has(objectKey(mr));
+    return !hasConditions(conditionsOf(mr['status']), [{ type: 'Ready', status: 'True', reason: 'Available' }]);
   }
 
   /** A Release on a real cluster: the CRDs its chart brings, applied there once. */
@@ -143,6 +216,8 @@ export class ManagedSimulator {
     const crds = chartCrds(chart, this.opts.crds);
     if (crds.length === 0) return;
     const target = await this.opts.targets.of(release);
+    if (target) this.waiting.delete(objectKey(release));
+    else this.waiting.add(objectKey(release));
     if (!target || target.simulated) return;
     const key = `${target.server} ${chart}`;
     if (this.chartsInstalled.has(key)) return;
@@ -156,27 +231,31 @@ export class ManagedSimulator {
     this.opts.log(`chart ${chart}: applied ${crds.length} CRD(s) to ${target.server} (simulated provider-helm)`);
   }
 
-  private context(pool: 'workload' | 'control-plane') {
-    return { address: (owner: string) => this.opts.addresses.address(pool, owner) };
+  /** Addresses of simulated clusters' load balancers come from the workload pool. */
+  private context() {
+    return { address: (owner: string) => this.opts.addresses.address('workload', owner) };
   }
 
-  /** Writes `wanted` (conditions + provider fields) when it differs from what the object has. */
-  async writeStatus(obj: KubeObject, wanted: JsonObject): Promise<void> {
-    if (obj.metadata?.deletionTimestamp) return;
+  /**
+   * Writes `wanted` (conditions + provider fields) when it differs from what
+   * the object has; resolves with the object as written, or undefined.
+   */
+  private async writeStatus(obj: KubeObject, wanted: JsonObject): Promise<KubeObject | undefined> {
+    if (obj.metadata?.deletionTimestamp) return undefined;
     const { conditions: wantedConditions, ...fields } = wanted as JsonObject & { conditions?: Condition[] };
     const current = (obj['status'] ?? {}) as JsonObject;
     const hash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-    const key = keyOf(obj);
+    const key = objectKey(obj);
     const fieldsMatch = this.written.get(key) === hash || Object.entries(fields).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v));
     const conds = wantedConditions ?? [];
     if (fieldsMatch && hasConditions(conditionsOf(current), conds)) {
       this.written.set(key, hash);
-      return;
+      return undefined;
     }
     const conditions = mergeConditions(conditionsOf(current), conds, new Date().toISOString());
-    await this.kube.patchStatus(obj, { ...fields, conditions: conditions as unknown as JsonObject[] });
+    const after = await this.kube.patchStatus(obj, { ...fields, conditions: conditions as unknown as JsonObject[] });
     this.written.set(key, hash);
-    this.writes++;
     this.opts.log(`${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name}: status written (simulated)`);
+    return after;
   }
 }

@@ -18,6 +18,7 @@
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
 import type { Kube, KindInformer } from '../kube.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';
+import { ObjectQueue } from './queue.js';
 
 /** The package label on a revision: the name of its Function/Provider. */
 const PACKAGE_LABEL = 'pkg.crossplane.io/package';
@@ -36,6 +37,7 @@ export interface PackageRuntimeOptions {
 /** Marks revisions healthy; see the module comment. */
 export class PackageRuntime {
   private readonly informers: KindInformer[] = [];
+  private readonly queue = new ObjectQueue((o) => this.reconcile(o));
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -45,11 +47,11 @@ export class PackageRuntime {
 
   async start(): Promise<void> {
     for (const kind of ['FunctionRevision', 'ProviderRevision']) {
-      this.informers.push(await this.kube.informer('pkg.crossplane.io/v1', kind, (o) => void this.reconcile(o)));
+      this.informers.push(await this.kube.informer('pkg.crossplane.io/v1', kind, (o) => this.queue.add(o), (o) => this.queue.forget(o)));
     }
     // Real providers become healthy when their probe answers, not on an event: look again every 2 s.
     this.timer = setInterval(() => {
-      for (const inf of this.informers) for (const o of inf.list()) void this.reconcile(o as KubeObject);
+      for (const inf of this.informers) for (const o of inf.list()) this.queue.add(o as KubeObject);
     }, 2000);
   }
 
@@ -96,26 +98,28 @@ export class PackageRuntime {
     };
   }
 
-  private async reconcile(rev: KubeObject): Promise<void> {
+  private async reconcile(rev: KubeObject): Promise<KubeObject | undefined> {
     try {
       const want = await this.desired(rev);
-      if (!want) return;
+      if (!want) return undefined;
       const status = (rev['status'] ?? {}) as JsonObject;
       const fieldsMatch = Object.entries(want.fields).every(([k, v]) => status[k] === v);
       const current = conditionsOf(status);
-      if (fieldsMatch && hasConditions(current, [want.condition])) return;
+      if (fieldsMatch && hasConditions(current, [want.condition])) return undefined;
       const conditions = mergeConditions(current, [want.condition], new Date().toISOString());
       // resourceVersion makes the patch fail rather than overwrite a condition core wrote meanwhile.
-      await this.kube.request(
+      const after = await this.kube.request<KubeObject>(
         'PATCH',
         `${await this.kube.objectPath(rev)}/status`,
         { metadata: { resourceVersion: rev.metadata?.resourceVersion }, status: { ...want.fields, conditions } },
         'application/merge-patch+json',
       );
       this.opts.log(`${rev.kind} ${rev.metadata?.name}: ${want.condition.type}=${want.condition.status} (${want.condition.reason})`);
+      return after;
     } catch (err) {
       // A conflict or a revision deleted meanwhile: the next event or tick tries again.
       if (!/ 409 | 404 /.test(` ${(err as Error).message} `)) this.opts.log(`${rev.kind} ${rev.metadata?.name}: ${(err as Error).message}`);
+      return undefined;
     }
   }
 }

@@ -19,6 +19,8 @@ export type Target = { simulated: true; server: string } | { simulated: false; s
 /** Resolves targets, caching one client per kubeconfig. */
 export class Targets {
   private readonly clients = new Map<string, Kube>();
+  /** Resolved targets by provider config, reused for 30 s (a ProviderConfig's cluster does not move). */
+  private readonly resolved = new Map<string, { target: Target; at: number }>();
 
   constructor(private readonly controlPlane: Kube) {}
 
@@ -31,8 +33,23 @@ export class Targets {
     if (!ref?.name) return undefined;
     const kind = ref.kind ?? 'ClusterProviderConfig';
     const apiVersion = mr.apiVersion.startsWith('helm.') ? 'helm.m.crossplane.io/v1beta1' : 'kubernetes.m.crossplane.io/v1alpha1';
-    const pc = await this.controlPlane.get(apiVersion, kind, ref.name, kind === 'ProviderConfig' ? mr.metadata?.namespace : undefined);
-    const creds = ((pc?.['spec'] as JsonObject | undefined)?.['credentials'] ?? {}) as {
+    const key = `${apiVersion} ${kind} ${kind === 'ProviderConfig' ? (mr.metadata?.namespace ?? '') : ''}/${ref.name}`;
+    const hit = this.resolved.get(key);
+    if (hit && Date.now() - hit.at < 30_000) return hit.target;
+    const target = await this.resolve(mr, apiVersion, kind, ref.name);
+    if (target) this.resolved.set(key, { target, at: Date.now() });
+    else this.resolved.delete(key);
+    return target;
+  }
+
+  private async resolve(mr: KubeObject, apiVersion: string, kind: string, name: string): Promise<Target | undefined> {
+    const pc = await this.controlPlane.get(apiVersion, kind, name, kind === 'ProviderConfig' ? mr.metadata?.namespace : undefined);
+    return pc ? this.ofConfig(pc) : undefined;
+  }
+
+  /** The cluster a ProviderConfig (or ClusterProviderConfig) reaches, or undefined while its Secret is missing. */
+  async ofConfig(pc: KubeObject): Promise<Target | undefined> {
+    const creds = ((pc['spec'] as JsonObject | undefined)?.['credentials'] ?? {}) as {
       source?: string;
       secretRef?: { namespace?: string; name?: string; key?: string };
     };
