@@ -68,6 +68,7 @@ describe('README item 1: both ModelDeployment shapes', () => {
     const out = compose(request(xr, { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
     const message = 'Invalid ModelDeployment spec: spec: exactly one of spec.template (canonical form) or spec.engines (flat form) must be set';
     expect(out).toEqual({
+      ready: false,
       resources: keptResources,
       status: keptStatus,
       conditions: [
