@@ -81,7 +81,16 @@ export function clusterStatus(manifest: KubeObject, owner: string, ctx: Provider
       return { desiredNumberScheduled: 1, numberReady: 1, numberAvailable: 1, updatedNumberScheduled: 1 };
     case 'apps/Deployment': {
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      return { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas };
+      return {
+        replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+        updatedReplicas: replicas,
+        conditions: [
+          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
+          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
+        ],
+      };
     }
     case 'leaderworkerset.x-k8s.io/LeaderWorkerSet': {
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;

@@ -37,6 +37,7 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
   }, 25 * MIN);
 
   afterAll(() => {
+    if (process.env['E2E_KEEP']) return; // leave it running to look at (modelplane dev --dir .cache/e2e kubectl ...)
     const down = modelplane(['dev', 'down', '--purge']);
     if (down.code !== 0) throw new Error(`dev down failed: ${down.stderr}`);
   }, 5 * MIN);
