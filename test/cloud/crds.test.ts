@@ -1,16 +1,32 @@
 /**
- * Every object compose-eks-cluster and compose-vultr-cluster compose is valid
- * against its real CRD under ../shared/crds (provider-aws v2.6.0,
- * provider-vultr v1.0.0, provider-helm v1.4.0, provider-kubernetes v1.3.0):
+ * Every object the five cloud functions compose is valid against its real
+ * CRD under ../shared/crds (provider-aws/-gcp/-azure v2.6.0, provider-nebius
+ * v1.0.1, provider-vultr v1.0.0, provider-helm v1.4.0, provider-kubernetes
+ * v1.3.0):
  * OpenAPI types, unknown fields, and the CRDs' CEL rules. The requests cover
  * every shape: all gates open, capacity-block + EFA, System and fixed pools,
  * named credentials.
  */
 import { describe, expect, it } from 'vitest';
 import { compose as composeEks } from '../../functions/compose-eks-cluster/compose.js';
+import { compose as composeGke } from '../../functions/compose-gke-cluster/compose.js';
 import { compose as composeVultr } from '../../functions/compose-vultr-cluster/compose.js';
 import type { ComposeResult, KubeObject } from '../../functions/lib/function.js';
-import { eksPool, eksXr, poolA, poolH200, poolL40s, request, seen, vultrPool, vultrXr } from '../builders/cloud.js';
+import {
+  eksPool,
+  eksXr,
+  gcpProviderConfig,
+  gkePool,
+  gkeXr,
+  NS,
+  poolA,
+  poolH200,
+  poolL40s,
+  request,
+  seen,
+  vultrPool,
+  vultrXr,
+} from '../builders/cloud.js';
 import { formatFieldError } from '../../functions/lib/schema/index.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 
@@ -50,12 +66,41 @@ function vultrEverything(): ComposeResult {
   return composeVultr(request(xr, { cluster: seen('vke.vultr.m.upbound.io/v1beta1', 'Kubernetes', { ready: true }) }));
 }
 
+function gkeEverything(): ComposeResult {
+  const xr = gkeXr(
+    [
+      gkePool('gpu-pool', { zones: ['us-central1-a', 'us-central1-c'] }),
+      { name: 'cpu', role: 'System', machineType: 'n2-standard-8' },
+    ],
+    { credentials: { type: 'ProviderConfig', name: 'my-gcp-account' } },
+  );
+  return composeGke(
+    request(
+      xr,
+      {
+        'service-account': seen('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccount', {
+          status: { atProvider: { email: 'sa@my-gcp-project.iam.gserviceaccount.com' } },
+        }),
+        network: seen('compute.gcp.m.upbound.io/v1beta1', 'Network', { externalName: 'test-cluster-abc12' }),
+      },
+      { 'gcp-provider-config': [gcpProviderConfig({ kind: 'ProviderConfig', name: 'my-gcp-account', namespace: NS })] },
+    ),
+  );
+}
+
 describe('composed objects against their CRDs', () => {
   const eks = eksEverything();
   const vultr = vultrEverything();
+  const gke = gkeEverything();
 
-  it('covers every EKS key shape (59) and every Vultr key shape (6)', () => {
-    expect([Object.keys(eks.resources).length, Object.keys(vultr.resources).length]).toEqual([59, 6]);
+  it('covers every EKS key shape (59), GKE key shape (13) and Vultr key shape (6)', () => {
+    expect([Object.keys(eks.resources).length, Object.keys(gke.resources).length, Object.keys(vultr.resources).length]).toEqual([
+      59, 13, 6,
+    ]);
+  });
+
+  it.each(Object.keys(gke.resources).sort())('GKE %s', (key) => {
+    expect(errorsOf(gke.resources[key]!.resource)).toEqual([]);
   });
 
   it.each(Object.keys(eks.resources).sort())('EKS %s', (key) => {
