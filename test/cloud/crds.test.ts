@@ -9,10 +9,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compose as composeEks } from '../../functions/compose-eks-cluster/compose.js';
+import { compose as composeAks } from '../../functions/compose-aks-cluster/compose.js';
 import { compose as composeGke } from '../../functions/compose-gke-cluster/compose.js';
 import { compose as composeVultr } from '../../functions/compose-vultr-cluster/compose.js';
 import type { ComposeResult, KubeObject } from '../../functions/lib/function.js';
 import {
+  aksPool,
+  aksXr,
   eksPool,
   eksXr,
   gcpProviderConfig,
@@ -88,15 +91,30 @@ function gkeEverything(): ComposeResult {
   );
 }
 
+function aksEverything(): ComposeResult {
+  const xr = aksXr(
+    [
+      aksPool('gpuh100', { fabric: 'InfiniBand', zones: ['1', '2'] }),
+      { name: 'cpu', role: 'System', vmSize: 'Standard_D8s_v5' },
+    ],
+    { credentials: { type: 'ProviderConfig', name: 'my-azure-account' } },
+  );
+  return composeAks(request(xr, { cluster: seen('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesCluster', { ready: true }) }));
+}
+
 describe('composed objects against their CRDs', () => {
   const eks = eksEverything();
   const vultr = vultrEverything();
   const gke = gkeEverything();
+  const aks = aksEverything();
 
-  it('covers every EKS key shape (59), GKE key shape (13) and Vultr key shape (6)', () => {
-    expect([Object.keys(eks.resources).length, Object.keys(gke.resources).length, Object.keys(vultr.resources).length]).toEqual([
-      59, 13, 6,
-    ]);
+  it('covers every key shape: EKS 59, GKE 13, AKS 10, Vultr 6', () => {
+    const counts = [eks, gke, aks, vultr].map((r) => Object.keys(r.resources).length);
+    expect(counts).toEqual([59, 13, 10, 6]);
+  });
+
+  it.each(Object.keys(aks.resources).sort())('AKS %s', (key) => {
+    expect(errorsOf(aks.resources[key]!.resource)).toEqual([]);
   });
 
   it.each(Object.keys(gke.resources).sort())('GKE %s', (key) => {
