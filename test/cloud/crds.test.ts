@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { compose as composeEks } from '../../functions/compose-eks-cluster/compose.js';
 import { compose as composeAks } from '../../functions/compose-aks-cluster/compose.js';
+import { compose as composeNebius } from '../../functions/compose-nebius-cluster/compose.js';
 import { compose as composeGke } from '../../functions/compose-gke-cluster/compose.js';
 import { compose as composeVultr } from '../../functions/compose-vultr-cluster/compose.js';
 import type { ComposeResult, KubeObject } from '../../functions/lib/function.js';
@@ -22,6 +23,9 @@ import {
   gkePool,
   gkeXr,
   NS,
+  nebiusPool,
+  nebiusProviderConfig,
+  nebiusXr,
   poolA,
   poolH200,
   poolL40s,
@@ -102,15 +106,47 @@ function aksEverything(): ComposeResult {
   return composeAks(request(xr, { cluster: seen('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesCluster', { ready: true }) }));
 }
 
+function nebiusEverything(): ComposeResult {
+  const ibf = { type: 'InfiniBand', infiniband: { fabric: 'fabric-2' } };
+  const xr = nebiusXr(
+    [
+      nebiusPool('gpu-h100', { fabric: ibf, minNodeCount: 1 }),
+      nebiusPool('fixed', { nodeCount: 2, maxNodeCount: undefined, fabric: ibf }),
+      { name: 'cpu', role: 'System', platform: 'cpu-d3', preset: '8vcpu-32gb' },
+    ],
+    { credentials: { type: 'ProviderConfig', name: 'my-nebius-account' } },
+  );
+  return composeNebius(
+    request(
+      xr,
+      { cluster: seen('mk8s.nebius.m.upbound.io/v1beta1', 'Cluster', { ready: true }) },
+      { 'nebius-provider-config': [nebiusProviderConfig({ kind: 'ProviderConfig', name: 'my-nebius-account', namespace: 'crossplane-system' })] },
+    ),
+  );
+}
+
+/** Kinds of the Kubernetes core API (no CRD under ../shared/crds). */
+const isCore = (obj: KubeObject) => obj.apiVersion === 'v1';
+
 describe('composed objects against their CRDs', () => {
   const eks = eksEverything();
   const vultr = vultrEverything();
   const gke = gkeEverything();
   const aks = aksEverything();
+  const nebius = nebiusEverything();
 
-  it('covers every key shape: EKS 59, GKE 13, AKS 10, Vultr 6', () => {
-    const counts = [eks, gke, aks, vultr].map((r) => Object.keys(r.resources).length);
-    expect(counts).toEqual([59, 13, 10, 6]);
+  it('covers every key shape: EKS 59, GKE 13, AKS 10, Nebius 14, Vultr 6', () => {
+    const counts = [eks, gke, aks, nebius, vultr].map((r) => Object.keys(r.resources).length);
+    expect(counts).toEqual([59, 13, 10, 14, 6]);
+  });
+
+  it.each(Object.keys(nebius.resources).filter((k) => !isCore(nebius.resources[k]!.resource)).sort())('Nebius %s', (key) => {
+    expect(errorsOf(nebius.resources[key]!.resource)).toEqual([]);
+  });
+
+  it('the only core kind composed is the Nebius cloud-init Secret', () => {
+    const core = [eks, gke, aks, nebius, vultr].flatMap((r) => Object.entries(r.resources).filter(([, d]) => isCore(d.resource)).map(([k]) => k));
+    expect(core).toEqual(['cloud-init']);
   });
 
   it.each(Object.keys(aks.resources).sort())('AKS %s', (key) => {
