@@ -68,6 +68,11 @@ export const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 /** Maximum length of a Kubernetes label value. */
 export const MAX_LABEL_VALUE = 63;
 
+/** True when `name` is a Kubernetes label value ({@link LABEL_VALUE}, at most {@link MAX_LABEL_VALUE} characters). */
+export function isLabelValue(name: string): boolean {
+  return name.length <= MAX_LABEL_VALUE && LABEL_VALUE.test(name);
+}
+
 /** Name of the system pool every cloud injects; reserved for user pools. */
 export const SYSTEM_POOL = 'system';
 
@@ -110,7 +115,7 @@ export function commonPoolProblem(
   opts: { systemPool: string; shape: PoolShape; hasShape: boolean },
 ): PoolProblem | undefined {
   const at = `spec.nodePools[${index}]`;
-  if (pool.name.length > MAX_LABEL_VALUE || !LABEL_VALUE.test(pool.name)) {
+  if (!isLabelValue(pool.name)) {
     return {
       pool: pool.name,
       message: `${at}.name: ${JSON.stringify(pool.name)} is not a Kubernetes label value (at most ${MAX_LABEL_VALUE} letters, digits, '-', '_' or '.', beginning and ending with a letter or digit), so it cannot label the pool's nodes; rename the pool. ${POOL_KEPT}`,

@@ -498,8 +498,8 @@ export interface InferenceClusterStatusGpuPool {
   name: string;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
   nodes?: number;
-  /** false when the pool is on no multi-node fabric its cluster offers (no fabric, or one the source does not provide), so it cannot take multi-node (Leader + Worker) gangs; omitted otherwise. */
-  multiNode?: boolean;
+  /** The multi-node fabric the pool's nodes are on, when its source offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing). Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric, in a cluster whose status.capabilities.multiNodeFabric is not None. */
+  fabric?: 'EFA' | 'InfiniBand';
   /**
    * The devices of one node of the pool, copied from its InferenceClass with defaults applied.
    * Constraints: maxItems 16, list-map keyed by name.
@@ -511,7 +511,7 @@ export interface InferenceClusterStatusGpuPool {
 export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   name: z.string(),
   nodes: z.number().int().optional(),
-  multiNode: z.boolean().optional(),
+  fabric: z.enum(['EFA', 'InfiniBand']).optional(),
   devices: z.array(InferenceClusterStatusGpuPoolDeviceSchema).max(16).optional(),
 });
 
