@@ -100,3 +100,19 @@ describe('status.capabilities', () => {
     ]);
   });
 });
+
+describe('kubectl get inferenceclusters -o wide', () => {
+  it('shows the capabilities in priority-1 columns (only with -o wide), after SOURCE and GATEWAY', () => {
+    const xrd = parse(readFileSync(join(apisDir, 'inferenceclusters', 'definition.yaml'), 'utf8')) as JsonObject;
+    const v = ((xrd['spec'] as JsonObject)['versions'] as JsonObject[])[0]!;
+    const columns = (v['additionalPrinterColumns'] as JsonObject[]).map((c) => [c['name'], c['jsonPath'], c['priority'] ?? 0]);
+    expect(columns).toEqual([
+      ['SOURCE', '.spec.cluster.source', 0],
+      ['GATEWAY', '.status.gateway.address', 0],
+      ['CACHE', '.status.capabilities.rwxCacheStorageClass.name', 1],
+      ['FABRIC', '.status.capabilities.multiNodeFabric', 1],
+      ['AUTOSCALING', '.status.capabilities.nodeAutoscaling', 1],
+      ['GPU-STACK', '.status.capabilities.gpuStack', 1],
+    ]);
+  });
+});
