@@ -61,8 +61,9 @@ export const POOL_KEPT = 'Nothing new is composed for this pool; what exists is 
 /**
  * A Kubernetes label value (the node label `modelplane.ai/pool=<name>`): at
  * most 63 characters, alphanumerics, `-`, `_` and `.`, starting and ending
- * with an alphanumeric. The XRDs carry the same pattern; the function checks
- * it too so an XR that bypassed the API server is refused the same way.
+ * with an alphanumeric. The XRDs carry the same rule (a CEL rule on every
+ * pool name, so the schema does not reject the whole spec); the functions
+ * check it too, so an XR that bypassed the API server is refused per pool.
  */
 export const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 /** Maximum length of a Kubernetes label value. */
