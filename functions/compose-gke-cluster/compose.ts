@@ -11,7 +11,9 @@
  * - The requirement `gcp-provider-config` is declared on every call. Without
  *   a project (the ProviderConfig not readable and no composed cluster to take
  *   it from) nothing new is composed: a Normal result says what it waits
- *   for, and everything already composed, and the status, are kept.
+ *   for, everything already composed and the status are kept, and the XR is
+ *   not Ready (with nothing composed Crossplane would derive Ready; the
+ *   reference leaves it so).
  * - First pass, one GPU pool: 10 keys (8 GCP MRs + 2 ProviderConfigs); 12
  *   once the service account's email and the network's name are observed.
  * - Gates: `iam-binding` once the observed service account has an email;
@@ -161,8 +163,8 @@ export function compose(req: ComposeRequest): ComposeResult {
 
 /**
  * No project yet: nothing new is composed; every observed child and the
- * status written before are kept; the requirement stays declared and the
- * result says what the function waits for.
+ * status written before are kept; the XR is not Ready; the requirement stays
+ * declared and the result says what the function waits for.
  */
 function waitForProject(
   req: ComposeRequest,
@@ -170,6 +172,8 @@ function waitForProject(
   wait: { severity: 'Normal' | 'Warning'; message: string },
 ): ComposeResult {
   const result = keepComposed(req, KEEP);
+  // Not Ready while waiting: with nothing composed, Crossplane would derive Ready.
+  result.ready = false;
   result.requirements = requirements;
   result.results.push(wait.severity === 'Normal' ? normal(wait.message) : warning(wait.message));
   return result;

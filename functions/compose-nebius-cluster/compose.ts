@@ -22,6 +22,8 @@
  *   dropped once created).
  * - Readiness: cloud-init, the ProviderConfigs and the StorageClass are
  *   always ready; every other key is ready exactly when observed Ready.
+ *   Without credentials the XR is not Ready (divergence: the reference lets
+ *   it become Ready, though nothing can authenticate to the cluster).
  * - Status: the kubeconfig Secret, the credentials Secret (its namespace only
  *   when outside the XR's), the cache StorageClass, and `capabilities` (RWX
  *   cache on the shared filesystem; InfiniBand when a pool is on a fabric;
@@ -158,6 +160,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   for (const [key, d] of Object.entries(kept)) result.resources[key] = ALWAYS_READY.has(key) ? { ...d, ready: true } : d;
   result.status = status(ctx, creds, fabric, autoscaling);
+  // Without credentials consumers cannot authenticate to the cluster: not Ready, whatever the infrastructure says.
+  if (!creds) result.ready = false;
   result.requirements = { [REQ_PROVIDER_CONFIG]: providerConfigRequirement(ctx.providerConfigRef, namespace) };
   const report = poolReport(req.composite, problems);
   result.conditions = report.conditions;

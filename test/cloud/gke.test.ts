@@ -169,10 +169,11 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
   },
   {
     name: '8.6 no ProviderConfig, no cluster (not fetched yet)',
-    reason: 'nothing composed, no status; the requirement and one Normal result',
+    reason: 'nothing composed, no status, the XR not Ready; the requirement and one Normal result',
     req: () => request(gkeXr()),
     want: {
       resources: {},
+      ready: false,
       conditions: [],
       results: [{ severity: 'Normal', message: 'Waiting for GCP ClusterProviderConfig default' }],
       requirements: REQUIREMENT,
@@ -185,6 +186,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
     req: () => request(gkeXr(), {}, { 'gcp-provider-config': [] }),
     want: {
       resources: {},
+      ready: false,
       conditions: [],
       results: [{ severity: 'Normal', message: 'Waiting for GCP ClusterProviderConfig default' }],
       requirements: REQUIREMENT,
@@ -338,6 +340,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
     want: {
       resources: { network: { resource: { apiVersion: COMPUTE, kind: 'Network', metadata: { name: 'network-x' } }, ready: true } },
       status: { secrets: STATUS['secrets'] },
+      ready: false,
       conditions: [],
       results: [
         {
@@ -408,6 +411,7 @@ describe('compose-gke-cluster §8.2, §8.6', () => {
         },
       },
       status: { secrets: STATUS['secrets'], capabilities: STATUS['capabilities'] },
+      ready: false,
       conditions: [],
       results: [{ severity: 'Normal', message: 'Waiting for GCP ClusterProviderConfig default' }],
       requirements: REQUIREMENT,

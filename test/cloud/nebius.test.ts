@@ -132,6 +132,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
     req: () => request(nebiusXr()),
     want: want(infra(), {
       status: status({ creds: null }),
+      ready: false,
       results: [{ severity: 'Normal', message: 'Waiting for Nebius ClusterProviderConfig default' }],
     }),
     keys: 7,
@@ -227,6 +228,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       request(nebiusXr(), { cluster: seen(MK8S, 'Cluster') }, withPC(nebiusProviderConfig({ credentials: { source: 'InjectedIdentity' } }))),
     want: want(infra(), {
       status: status({ creds: null }),
+      ready: false,
       results: [
         {
           severity: 'Warning',
@@ -248,6 +250,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       ),
     want: want(infra(), {
       status: status({ creds: null }),
+      ready: false,
       results: [{ severity: 'Warning', message: 'Nebius ClusterProviderConfig default has no namespace; cannot locate credentials Secret' }],
     }),
     keys: 7,
@@ -364,7 +367,8 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
         'provider-config-helm': { resource: { apiVersion: HELM, kind: 'ProviderConfig', metadata: { name: 'providerconfig-x' } }, ready: true },
         'storage-class-rwx-fs': { resource: { apiVersion: K8S, kind: 'Object', metadata: { name: 'object-x' } }, ready: true },
       },
-      { status: status({ creds: null }), results: [{ severity: 'Normal', message: 'Waiting for Nebius ClusterProviderConfig default' }] },
+      { status: status({ creds: null }),
+      ready: false, results: [{ severity: 'Normal', message: 'Waiting for Nebius ClusterProviderConfig default' }] },
     ),
     keys: 9,
   },
