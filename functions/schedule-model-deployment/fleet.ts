@@ -9,6 +9,11 @@
  *   exception; these objects are written by other functions and by users.
  * - Output sorted by name (clusters) and by (namespace, name) (replicas), so
  *   no decision depends on the order Crossplane delivered them in.
+ * - Multi-node is read from the provider contract, never from the cloud's
+ *   name: a pool can take a Leader + Worker gang only when it publishes a
+ *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is EFA
+ *   or InfiniBand (spec/README.md items 7, 16). A cluster that publishes no
+ *   capabilities offers no fabric.
  * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
  *   classes lazily, only for the pools placement actually looks at.
  * Units: pool `nodes` and member `cost` are nodes.
@@ -47,10 +52,13 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
     .map((obj) => ({ obj, name: obj.metadata?.name ?? '' }))
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
+      const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
+      const clusterFabric = fabric === 'EFA' || fabric === 'InfiniBand';
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
         const devices = arr(p['devices']) as unknown as PoolDevice[];
         const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        return { name: str(p['name']), nodes, multiNode: p['multiNode'] !== false, devices };
+        const poolFabric = p['fabric'] === 'EFA' || p['fabric'] === 'InfiniBand';
+        return { name: str(p['name']), nodes, multiNode: clusterFabric && poolFabric, devices };
       });
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
