@@ -95,7 +95,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   };
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
-  let fabric: Fabric = 'None';
+  let fabric: Fabric = 'Ethernet';
   for (const { pool, index } of poolsByName(spec.nodePools)) {
     const key = `nodepool-${pool.name}`;
     const problem = poolProblem(pool, index);

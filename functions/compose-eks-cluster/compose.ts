@@ -17,7 +17,7 @@
  * - Readiness: both ProviderConfigs and the StorageClass are always ready;
  *   every other key is ready exactly when observed Ready.
  * - Status, on every pass: the kubeconfig Secret, the cache StorageClass and
- *   `capabilities` (EFS RWX cache; EFA when a pool is on it; the composed
+ *   `capabilities` (EFS RWX cache; EFA when a pool is on it, else Ethernet; the composed
  *   cluster autoscaler; composed GPU stack).
  * - Invalid input (see validate.ts) is a `SpecValid` condition plus Warning
  *   results naming the field; nothing already composed is dropped.
@@ -93,7 +93,7 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
-  let fabric: Fabric = 'None';
+  let fabric: Fabric = 'Ethernet';
   for (const { pool, index } of poolsByName(spec.nodePools)) {
     const ngKey = `nodegroup-${pool.name}`;
     const ltKey = `launch-template-${pool.name}`;

@@ -23,7 +23,7 @@
  *   every other key is ready exactly when observed Ready.
  * - Status, on every composing pass: the kubeconfig and service-account key
  *   Secrets, the cache StorageClass, and `capabilities` (Filestore RWX cache,
- *   no multi-node fabric, GKE's own autoscaler, composed GPU stack).
+ *   Ethernet for multi-node (no RDMA), GKE's own autoscaler, composed GPU stack).
  * - Invalid input (see validate.ts) is a `SpecValid` condition plus Warnings
  *   naming the field; nothing already composed is dropped.
  */
@@ -189,7 +189,7 @@ function status(ctx: GkeContext): JsonObject {
     cache: { storageClassName: STORAGE_CLASS },
     capabilities: capabilitiesStatus({
       rwxCacheStorageClass: { name: STORAGE_CLASS },
-      multiNodeFabric: 'None',
+      multiNodeFabric: 'Ethernet',
       nodeAutoscaling: 'Provider',
       gpuStack: 'Composed',
     }),

@@ -33,16 +33,19 @@ import type { ExistingBlock, InferenceClass, NodePool, Source } from './spec.js'
 export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway', 'capabilities'] as const;
 
 /**
- * The multi-node fabric `pool`'s nodes are on, when its source offers that
- * fabric (EKS: EFA; AKS, Nebius: InfiniBand, Nebius with its fabric named;
- * Existing: whichever the pool declares); undefined otherwise.
+ * The multi-node fabric `pool`'s nodes are on: the RDMA fabric it declares
+ * when its source offers it (EKS: EFA; AKS, Nebius: InfiniBand, Nebius with
+ * its fabric named; Existing: whichever it declares), else `Ethernet` (the
+ * cluster network); undefined on Vultr, which offers no GPU fabric
+ * (spec/README.md item 7: every class but Vultr's supports multi-node).
  */
 export function poolFabric(source: Source, pool: NodePool): Exclude<Fabric, 'None'> | undefined {
+  if (source === 'Vultr') return undefined;
   const declared = pool.fabricType === 'EFA' || pool.fabricType === 'InfiniBand' ? pool.fabricType : undefined;
-  if (!declared) return undefined;
+  if (!declared) return 'Ethernet';
   if (source === 'Existing') return declared;
-  if (source === 'Nebius' && !pool.infinibandFabric) return undefined;
-  return CLOUD_SOURCES[source]?.fabric === declared ? declared : undefined;
+  if (source === 'Nebius' && !pool.infinibandFabric) return 'Ethernet';
+  return CLOUD_SOURCES[source]?.fabric === declared ? declared : 'Ethernet';
 }
 
 /** The published pools. */
@@ -69,7 +72,7 @@ export const NO_EXISTING_CACHE =
 
 /** The capabilities an Existing cluster declares through its spec. */
 export function existingCapabilities(existing: ExistingBlock, pools: readonly NodePool[]): JsonObject {
-  const fabric = pools.map((p) => poolFabric('Existing', p)).find((f) => f !== undefined) ?? 'None';
+  const fabric = pools.map((p) => poolFabric('Existing', p)).find((f) => f !== 'Ethernet') ?? 'Ethernet';
   return capabilitiesStatus({
     rwxCacheStorageClass: existing.storageClassName ? { name: existing.storageClassName } : { reason: NO_EXISTING_CACHE },
     multiNodeFabric: fabric,

@@ -26,7 +26,7 @@
  *   it become Ready, though nothing can authenticate to the cluster).
  * - Status: the kubeconfig Secret, the credentials Secret (its namespace only
  *   when outside the XR's), the cache StorageClass, and `capabilities` (RWX
- *   cache on the shared filesystem; InfiniBand when a pool is on a fabric;
+ *   cache on the shared filesystem; InfiniBand when a pool is on a fabric, else Ethernet;
  *   mk8s's autoscaler when a pool autoscales; composed GPU stack).
  * - Invalid input (see validate.ts) is a `SpecValid` condition plus Warnings
  *   naming the field; nothing already composed is dropped.
@@ -127,7 +127,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   desired['nodegroup-system'] = systemNodeGroup(ctx);
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
-  let fabric: Fabric = 'None';
+  let fabric: Fabric = 'Ethernet';
   let autoscaling: NodeAutoscaling = 'None';
   for (const { pool, index } of poolsByName(spec.nodePools)) {
     const key = `nodegroup-${pool.name}`;

@@ -94,8 +94,17 @@ export function workloadStorageClass(namespace: string, kubeconfigSecret: string
   });
 }
 
-/** A multi-node fabric (`status.capabilities.multiNodeFabric`). */
-export type Fabric = 'EFA' | 'InfiniBand' | 'None';
+/**
+ * A multi-node fabric (`status.capabilities.multiNodeFabric`): EFA or
+ * InfiniBand (RDMA), Ethernet (the cluster network, no RDMA: multi-node
+ * serving works, slower), None (single-node only; Vultr, spec/README.md item 7).
+ */
+export type Fabric = 'EFA' | 'InfiniBand' | 'Ethernet' | 'None';
+
+/** True for a fabric a Leader + Worker gang can be placed on (anything but None). */
+export function isMultiNodeFabric(f: unknown): f is Exclude<Fabric, 'None'> {
+  return f === 'EFA' || f === 'InfiniBand' || f === 'Ethernet';
+}
 /** What scales GPU pools (`status.capabilities.nodeAutoscaling`). */
 export type NodeAutoscaling = 'ClusterAutoscaler' | 'Provider' | 'None';
 /** How the GPU stack arrives (`status.capabilities.gpuStack`). */

@@ -11,14 +11,15 @@
  *   no decision depends on the order Crossplane delivered them in.
  * - Multi-node is read from the provider contract, never from the cloud's
  *   name: a pool can take a Leader + Worker gang only when it publishes a
- *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is EFA
- *   or InfiniBand (spec/README.md items 7, 16). A cluster that publishes no
- *   capabilities offers no fabric.
+ *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
+ *   None (EFA, InfiniBand or Ethernet; spec/README.md items 7, 16). A cluster
+ *   that publishes no capabilities offers no fabric.
  * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
  *   classes lazily, only for the pools placement actually looks at.
  * Units: pool `nodes` and member `cost` are nodes.
  */
 import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import { isMultiNodeFabric } from '../lib/workload.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
@@ -53,12 +54,11 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
-      const clusterFabric = fabric === 'EFA' || fabric === 'InfiniBand';
+      const clusterFabric = isMultiNodeFabric(fabric);
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
         const devices = arr(p['devices']) as unknown as PoolDevice[];
         const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        const poolFabric = p['fabric'] === 'EFA' || p['fabric'] === 'InfiniBand';
-        return { name: str(p['name']), nodes, multiNode: clusterFabric && poolFabric, devices };
+        return { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices };
       });
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')

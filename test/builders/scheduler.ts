@@ -69,7 +69,7 @@ export function pool(name = 'default', opts: { nodes?: number; devices?: JsonObj
 }
 
 /** The capabilities a cluster publishes (`status.capabilities`), with this multi-node fabric. */
-export function capabilities(fabric: 'EFA' | 'InfiniBand' | 'None' = 'InfiniBand'): JsonObject {
+export function capabilities(fabric: 'EFA' | 'InfiniBand' | 'Ethernet' | 'None' = 'InfiniBand'): JsonObject {
   return { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: fabric, nodeAutoscaling: 'None', gpuStack: 'Composed' };
 }
 
@@ -83,7 +83,7 @@ export function cluster(
     taints?: JsonObject[];
     labels?: Record<string, string>;
     /** The cluster's multi-node fabric (`status.capabilities`); null: no capabilities published. @default "InfiniBand" */
-    fabric?: 'EFA' | 'InfiniBand' | 'None' | null;
+    fabric?: 'EFA' | 'InfiniBand' | 'Ethernet' | 'None' | null;
   } = {},
 ): KubeObject {
   const status: JsonObject = {

@@ -20,7 +20,7 @@ const AZURE_KEYS = ['resource-group', 'virtual-network', 'subnet', 'cluster', 'n
 /** §8.3 case 1: the 7 desired resources (a fresh copy). */
 const g = (): Resources => golden('aks-1.yaml');
 
-function status(fabric = 'None'): JsonObject {
+function status(fabric = 'Ethernet'): JsonObject {
   return {
     secrets: [{ type: 'Kubeconfig', name: KUBECONFIG, key: 'kubeconfig' }],
     cache: { storageClassName: 'modelplane-rwx-fs' },

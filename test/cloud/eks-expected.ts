@@ -18,8 +18,8 @@ export function golden(): Resources {
   return parse(readFileSync(GOLDEN, 'utf8')) as Resources;
 }
 
-/** The status every pass writes (§2.5), with the provider contract; `fabric` EFA when a pool is on it. */
-export function eksStatus(fabric: 'None' | 'EFA' = 'None'): JsonObject {
+/** The status every pass writes (§2.5), with the provider contract; `fabric` EFA when a pool is on it, else Ethernet. */
+export function eksStatus(fabric: 'Ethernet' | 'EFA' = 'Ethernet'): JsonObject {
   return {
     secrets: [{ type: 'Kubeconfig', name: KUBECONFIG, key: 'kubeconfig' }],
     cache: { storageClassName: 'modelplane-rwx-efs' },

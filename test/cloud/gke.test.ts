@@ -42,7 +42,7 @@ const STATUS: JsonObject = {
   cache: { storageClassName: 'modelplane-rwx' },
   capabilities: {
     rwxCacheStorageClass: { name: 'modelplane-rwx' },
-    multiNodeFabric: 'None',
+    multiNodeFabric: 'Ethernet',
     nodeAutoscaling: 'Provider',
     gpuStack: 'Composed',
   },

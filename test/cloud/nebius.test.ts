@@ -33,7 +33,7 @@ function status(opts: { creds?: JsonObject | null; fabric?: string; autoscaling?
     cache: { storageClassName: 'modelplane-rwx-fs' },
     capabilities: {
       rwxCacheStorageClass: { name: 'modelplane-rwx-fs' },
-      multiNodeFabric: opts.fabric ?? 'None',
+      multiNodeFabric: opts.fabric ?? 'Ethernet',
       nodeAutoscaling: opts.autoscaling ?? 'Provider',
       gpuStack: 'Composed',
     },

@@ -94,7 +94,7 @@ describe('status.capabilities', () => {
   it('lists the values of each field', () => {
     const caps = schemaOf('gkeclusters') as { properties: Record<string, { enum?: string[] }> };
     expect([caps.properties['multiNodeFabric']!.enum, caps.properties['nodeAutoscaling']!.enum, caps.properties['gpuStack']!.enum]).toEqual([
-      ['EFA', 'InfiniBand', 'None'],
+      ['EFA', 'InfiniBand', 'Ethernet', 'None'],
       ['ClusterAutoscaler', 'Provider', 'None'],
       ['Composed', 'PreinstalledAndGated'],
     ]);

@@ -47,7 +47,7 @@ describe('ObjectQueue', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const q = new ObjectQueue(async (o) => {
-      seen.push(o.metadata!.resourceVersion!);
+      seen.push(o.metadata!.resourceVersion as string);
       if (seen.length === 1) await gate;
       return undefined;
     });
@@ -62,7 +62,7 @@ describe('ObjectQueue', () => {
   it('ignores copies older than its own last write', async () => {
     const seen: string[] = [];
     const q = new ObjectQueue(async (o) => {
-      seen.push(o.metadata!.resourceVersion!);
+      seen.push(o.metadata!.resourceVersion as string);
       return o.metadata!.resourceVersion === '5' ? obj('7') : undefined;
     });
     q.add(obj('5'));

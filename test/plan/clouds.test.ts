@@ -35,7 +35,7 @@ describe('plan examples/multi-cloud', () => {
       ['aks-westeurope', 'AKS', true, caps('modelplane-rwx-fs', 'InfiniBand', 'Provider', 'Composed')],
       ['byo-us-east', 'Existing', true, caps('nfs-rwx', 'InfiniBand', 'None', 'Composed')],
       ['eks-us-east', 'EKS', true, caps('modelplane-rwx-efs', 'EFA', 'ClusterAutoscaler', 'Composed')],
-      ['gke-us-central', 'GKE', true, caps('modelplane-rwx', 'None', 'Provider', 'Composed')],
+      ['gke-us-central', 'GKE', true, caps('modelplane-rwx', 'Ethernet', 'Provider', 'Composed')],
       ['nebius-eu-north', 'Nebius', true, caps('modelplane-rwx-fs', 'InfiniBand', 'Provider', 'Composed')],
       [
         'vultr-ewr',
@@ -55,13 +55,13 @@ describe('plan examples/multi-cloud', () => {
       [['gpuh100', 'h100-8x', 2, 'InfiniBand']],
       [['gpu-h100', 'h100-8x', 2, 'InfiniBand']],
       [['gpu-h100', 'h100-8x', 2, 'EFA']],
-      [['gpu-l4', 'l4-1x', 4, null]],
+      [['gpu-l4', 'l4-1x', 4, 'Ethernet']],
       [['gpu-h100', 'h100-8x', 2, 'InfiniBand']],
       [['gpu-l40s', 'l40s-1x', 4, null]],
     ]);
   });
 
-  it('places every replica; the gang only on pools with a fabric, never on Vultr', () => {
+  it('places every replica; the gang only on pools with a fabric (RDMA or Ethernet), never on Vultr', () => {
     const byName = Object.fromEntries(report.deployments.map((d) => [d.name, d]));
     expect(report.deployments.map((d) => [d.name, d.scheduledReplicas, d.desiredReplicas, d.readyReplicas])).toEqual([
       ['llama-70b', 2, 2, 2],

@@ -53,7 +53,7 @@ const running: Condition[] = [
   { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
 ];
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
 /** An H100 pool on InfiniBand (the AKS and Nebius fixtures): its fabric is published for the scheduler. */
 const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'InfiniBand' });
 const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')] };

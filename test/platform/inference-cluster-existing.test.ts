@@ -35,12 +35,12 @@ interface Case {
 const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =>
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
 /** Why an Existing cluster without a cache StorageClass has none (its declared capabilities). */
 const NO_CACHE = 'spec.cluster.existing.cache.storageClassName is not set; name an RWX StorageClass of the cluster to cache models here.';
 
-/** The standard status of an Existing cluster: with the capabilities its spec declares (no fabric unless `fabric`). */
-function byoStatus(pools: JsonObject[], extra: JsonObject = {}, fabric = 'None'): JsonObject {
+/** The standard status of an Existing cluster: with the capabilities its spec declares (Ethernet unless `fabric`). */
+function byoStatus(pools: JsonObject[], extra: JsonObject = {}, fabric = 'Ethernet'): JsonObject {
   const cache = (extra['cache'] as JsonObject | undefined)?.['storageClassName'];
   return stdStatus(pools, {
     ...extra,
@@ -292,8 +292,8 @@ const cases: Case[] = [
       resources: icl1Resources(),
       status: byoStatus(
         [
-          { name: 'a', nodes: 3, devices: [gpuDevice(1, '24Gi')] },
-          { name: 'b', nodes: 4, devices: [gpuDevice(1, '24Gi')] },
+          { name: 'a', nodes: 3, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
+          { name: 'b', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
         ],
         { cache: { storageClassName: 'nfs-rwx' } },
       ),

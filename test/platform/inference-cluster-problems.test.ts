@@ -32,7 +32,7 @@ interface Case {
 }
 
 const eks = { source: 'EKS', eks: { region: 'us-west-2' } };
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
 const invalid = (message: string): { conditions: Condition[]; results: Result[] } => ({
   conditions: [
     { type: 'ClusterReady', status: 'False', reason: 'InvalidNodePool', message },
@@ -187,7 +187,7 @@ const cases: Case[] = [
           },
         },
       },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([{ name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] }]),
       ...invalid('InferenceClass gpu-l4 has no Vultr provisioning block'),
       requirements: icRequirements(['gpu-l4']),
     },
@@ -238,7 +238,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: {},
-      status: stdStatus([{ name: 'gpu-h100', nodes: 4, devices: [gpuDevice(8, '81559Mi')] }]),
+      status: stdStatus([{ name: 'gpu-h100', nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid('spec.nodePools[0].name gpu-h100 must match ^[a-z][a-z0-9]{0,11}$ when spec.cluster.source is AKS; rename the pool'),
       requirements: icRequirements(['gpu-h100-aks']),
     },
@@ -253,7 +253,7 @@ const cases: Case[] = [
       ),
     want: {
       resources: {},
-      status: stdStatus([{ name: 'h100', nodes: 2, devices: [gpuDevice(8, '81559Mi')] }]),
+      status: stdStatus([{ name: 'h100', nodes: 2, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid(
         'spec.nodePools[0].maxNodeCount is required when minNodeCount is set and spec.cluster.source is Nebius; set maxNodeCount or drop minNodeCount',
       ),

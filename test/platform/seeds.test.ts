@@ -40,9 +40,9 @@ const a16 = {
 };
 
 const clusterCases: { name: string; docs: KubeObject[]; key: string; pools: JsonObject[] }[] = [
-  { name: 'eks-us-east', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l4', nodes: 1, devices: [l4] }] },
-  { name: 'eks-us-west', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l4] }] },
-  { name: 'eks-eu-central', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l40s] }] },
+  { name: 'eks-us-east', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l4', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
+  { name: 'eks-us-west', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
+  { name: 'eks-eu-central', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l40s], fabric: 'Ethernet' }] },
   {
     name: 'vultr-demo',
     docs: vultr,

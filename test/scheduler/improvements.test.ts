@@ -279,6 +279,14 @@ describe('README item 7: multi-node needs a fabric', () => {
     });
   });
 
+  it('Ethernet is a fabric: a cluster without RDMA (GKE, an EKS pool without EFA) takes a gang on its Ethernet pool', () => {
+    const gke = cluster('gke', { fabric: 'Ethernet', pools: [{ ...pool('gpu-l4'), fabric: 'Ethernet' }] });
+    expect(runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [gke] })).toEqual({
+      candidates: [cand('gke', 0, [mp('Leader', 'gpu-l4'), mp('Worker', 'gpu-l4')])],
+      refusals: {},
+    });
+  });
+
   it('a gang pinned to a pool without fabric is re-placed on one with fabric', () => {
     const pinned = replica('vultr-demo', 0, { engines: [{ name: 'main', members: [rmember('Leader', 'gpu-a16'), rmember('Worker', 'gpu-a16', { workerNodes: 1 })] }] });
     expect(runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [vultr(), cluster(a)], replicas: [pinned] })).toEqual({

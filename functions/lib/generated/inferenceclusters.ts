@@ -498,8 +498,8 @@ export interface InferenceClusterStatusGpuPool {
   name: string;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
   nodes?: number;
-  /** The multi-node fabric the pool's nodes are on, when its source offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing). Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric, in a cluster whose status.capabilities.multiNodeFabric is not None. */
-  fabric?: 'EFA' | 'InfiniBand';
+  /** The multi-node fabric the pool's nodes are on: the RDMA fabric it declares when its source offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing), else Ethernet (the cluster network); absent on Vultr, which offers no GPU fabric. Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric, in a cluster whose status.capabilities.multiNodeFabric is not None. */
+  fabric?: 'EFA' | 'InfiniBand' | 'Ethernet';
   /**
    * The devices of one node of the pool, copied from its InferenceClass with defaults applied.
    * Constraints: maxItems 16, list-map keyed by name.
@@ -511,7 +511,7 @@ export interface InferenceClusterStatusGpuPool {
 export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   name: z.string(),
   nodes: z.number().int().optional(),
-  fabric: z.enum(['EFA', 'InfiniBand']).optional(),
+  fabric: z.enum(['EFA', 'InfiniBand', 'Ethernet']).optional(),
   devices: z.array(InferenceClusterStatusGpuPoolDeviceSchema).max(16).optional(),
 });
 
@@ -539,8 +539,8 @@ export interface InferenceClusterStatusCapabilities {
    * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
    */
   rwxCacheStorageClass: InferenceClusterStatusCapabilitiesRwxCacheStorageClass;
-  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
-  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** The inter-node fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (RDMA, on the pools that declare it), Ethernet (the cluster network, no RDMA); None: single-node serving only (Vultr: VKE offers no GPU fabric). */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'Ethernet' | 'None';
   /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
   nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
   /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
@@ -550,7 +550,7 @@ export interface InferenceClusterStatusCapabilities {
 /** zod schema of {@link InferenceClusterStatusCapabilities}. */
 export const InferenceClusterStatusCapabilitiesSchema = z.strictObject({
   rwxCacheStorageClass: InferenceClusterStatusCapabilitiesRwxCacheStorageClassSchema,
-  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'Ethernet', 'None']),
   nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
   gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
 });

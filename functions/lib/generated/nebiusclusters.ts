@@ -283,8 +283,8 @@ export interface NebiusClusterStatusCapabilities {
    * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
    */
   rwxCacheStorageClass: NebiusClusterStatusCapabilitiesRwxCacheStorageClass;
-  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
-  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** The inter-node fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (RDMA, on the pools that declare it), Ethernet (the cluster network, no RDMA); None: single-node serving only (Vultr: VKE offers no GPU fabric). */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'Ethernet' | 'None';
   /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
   nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
   /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
@@ -294,7 +294,7 @@ export interface NebiusClusterStatusCapabilities {
 /** zod schema of {@link NebiusClusterStatusCapabilities}. */
 export const NebiusClusterStatusCapabilitiesSchema = z.strictObject({
   rwxCacheStorageClass: NebiusClusterStatusCapabilitiesRwxCacheStorageClassSchema,
-  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'Ethernet', 'None']),
   nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
   gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
 });
