@@ -4,10 +4,13 @@
  * and the end of the window and lists each object written in between, with
  * how often: a real write (a new resourceVersion), unlike the no-op
  * server-side applies Crossplane sends on every reconcile, which the audit
- * log cannot tell apart. Lease renewals (each API server renews its identity
- * lease every 10 s, whatever the fleet does) are counted but left aside.
+ * log cannot tell apart. The API servers' housekeeping is counted but left
+ * aside: lease renewals (each renews its identity lease every 10 s, whatever
+ * the fleet does) and `compact_rev_key`, where the API server's compactor
+ * records each compaction (every 5 minutes, k8s.io/apiserver
+ * storage/etcd3/compact.go).
  *
- * Exit 0 when nothing but leases was written, 1 otherwise. Runs inside the
+ * Exit 0 when nothing but housekeeping was written, 1 otherwise. Runs inside the
  * control plane's network namespace (etcd listens on its loopback).
  */
 import { PORTS } from './state.js';
@@ -40,9 +43,9 @@ export function writesBetween(before: Map<string, number>, after: Map<string, nu
   return out.sort((a, b) => b.writes - a.writes || (a.key < b.key ? -1 : 1));
 }
 
-/** True for an API server's own lease renewals. */
-export function isLease(key: string): boolean {
-  return /^\/[^/]+\/leases\//.test(key);
+/** True for an API server's own housekeeping: its lease renewals and its compactor's revision key. */
+export function isHousekeeping(key: string): boolean {
+  return /^\/[^/]+\/leases\//.test(key) || key === 'compact_rev_key';
 }
 
 /** Watches for `seconds` and prints what was written. @returns the exit code. */
@@ -50,14 +53,14 @@ export async function quiet(seconds: number): Promise<number> {
   const before = await etcdVersions();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const writes = writesBetween(before, await etcdVersions());
-  const leases = writes.filter((w) => isLease(w.key)).reduce((n, w) => n + w.writes, 0);
-  const others = writes.filter((w) => !isLease(w.key));
+  const leases = writes.filter((w) => isHousekeeping(w.key)).reduce((n, w) => n + w.writes, 0);
+  const others = writes.filter((w) => !isHousekeeping(w.key));
   if (others.length === 0) {
-    process.stdout.write(`quiet: nothing written in ${seconds}s (${leases} lease renewals left aside)\n`);
+    process.stdout.write(`quiet: nothing written in ${seconds}s (${leases} lease renewals and compactions left aside)\n`);
     return 0;
   }
   const total = others.reduce((n, w) => n + w.writes, 0);
-  process.stdout.write(`not quiet: ${total} write(s) to ${others.length} object(s) in ${seconds}s (${leases} lease renewals left aside)\n`);
+  process.stdout.write(`not quiet: ${total} write(s) to ${others.length} object(s) in ${seconds}s (${leases} lease renewals and compactions left aside)\n`);
   for (const w of others) process.stdout.write(`  ${String(w.writes).padStart(4)}  ${w.key}\n`);
   return 1;
 }

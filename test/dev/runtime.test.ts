@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { admissionObjects, targetKey } from '../../cli/dev/admission.js';
 import { Pki } from '../../cli/dev/pki.js';
-import { isLease, writesBetween } from '../../cli/dev/quiet.js';
+import { isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
 import { firstLoss, layerDocuments, writeXpkg } from '../../cli/dev/xpkg.js';
@@ -108,8 +108,9 @@ describe('dev quiet', () => {
       { key: '/registry/gone', writes: 1 },
       { key: '/registry/new', writes: 1 },
     ]);
-    expect(isLease('/workload/leases/kube-system/apiserver-x')).toBe(true);
-    expect(isLease('/registry/modelplane.ai/leases/x')).toBe(false);
+    expect(isHousekeeping('/workload/leases/kube-system/apiserver-x')).toBe(true);
+    expect(isHousekeeping('compact_rev_key')).toBe(true);
+    expect(isHousekeeping('/registry/modelplane.ai/leases/x')).toBe(false);
   });
 });
 

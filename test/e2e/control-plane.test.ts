@@ -206,8 +206,12 @@ spec:
       return p?.[0] === 'dev-workload/gpu-a16' ? p : undefined;
     }, { state: snapshot });
     // The engine's Deployment exists there for real (its status is the simulated kubelet's).
-    const engines = items(['deployments', '-A', '-l', 'modelplane.ai/deployment=tiny'], { workload: true });
-    expect(engines.length).toBeGreaterThan(0);
+    const engines = items(['deployments', '-A'], { workload: true })
+      .filter((d) => d.metadata.name.startsWith('tiny-'))
+      .map((d) => `${d.metadata.name.replace(/^tiny-[0-9a-f]{5}-/, '').replace(/-[0-9a-f]{5}$/, '')} ${(d.status?.['availableReplicas'] as number | undefined) ?? 0}`)
+      .sort();
+    // The engine and its endpoint picker (tiny-<hash>-tiny-<hash>, tiny-<hash>-epp), available per the simulated kubelet.
+    expect(engines).toEqual(['epp 1', 'tiny 1']);
   }, 12 * MIN);
 
   it('the demo seeds apply unchanged: two replicas on eks-eu-central and eks-us-east, one address routing to both', async () => {
