@@ -236,13 +236,15 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     await waitUntil(
       'provider-kubernetes CRDs',
       async () => (await cp.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'objects.kubernetes.m.crossplane.io')) !== undefined,
-      { timeoutMs: 180_000, everyMs: 1000 },
+      // Core installs the Configuration's dependencies one after another (about 15 s each on a
+      // loaded 2-core machine, 14 providers before provider-kubernetes): allow ten minutes.
+      { timeoutMs: 600_000, everyMs: 1000 },
     );
     start('provider-kubernetes', providerKubernetesArgs(), `127.0.0.1:${PORTS.providerKubernetesHealth} (probes)`, {
       KUBECONFIG: p.providerKubernetesKubeconfig,
       TLS_SERVER_CERTS_DIR: p.providerKubernetesCerts,
     });
-    await waitInstalled(cp, 300_000);
+    await waitInstalled(cp, 600_000);
     step('Configuration modelplane installed and Healthy, with its functions and providers');
 
     if (workload) {
