@@ -48,6 +48,7 @@ import {
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { readFleet, readReplica, readReplicas } from './fleet.js';
+import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
 import type { DeviceMatcher } from './matcher.js';
 import { compileEngines, type SelectorError } from './matching.js';
@@ -58,14 +59,11 @@ import {
   MSG_NO_CLUSTERS,
   MSG_SCALED_TO_ZERO,
   MSG_WAITING_FLEET,
-  msgCacheNotFound,
-  msgCacheWaiting,
   msgHeld,
   msgScheduledEvent,
   msgUnscheduled,
   REASON,
   readyCondition,
-  TYPE_CACHE,
   TYPE_READY,
   TYPE_SCHEDULED,
 } from './status.js';
@@ -107,29 +105,11 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
   const d = read.deployment;
 
-  // Requirements and the ModelCache (model-side.md §2.1).
-  let fill = true;
-  let held = '';
-  let clusterLabels = d.clusterLabels;
-  if (d.cacheRef !== undefined) {
-    result.requirements[REQ_CACHE] = { apiVersion: API_VERSION, kind: 'ModelCache', matchName: d.cacheRef, namespace: d.namespace };
-    const cache = readRequired(req, REQ_CACHE);
-    if (cache.state === 'pending') {
-      fill = false;
-      held = msgCacheWaiting(d.cacheRef);
-      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheUnresolved, held));
-    } else if (cache.state === 'absent') {
-      fill = false;
-      held = msgCacheNotFound(d.cacheRef);
-      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheNotFound, held));
-      result.results.push(warning(held));
-    } else {
-      result.conditions.push(condition(TYPE_CACHE, true, REASON.ModelCacheResolved));
-      const labels = (cache.items[0]?.['spec'] as { clusterSelector?: { matchLabels?: Record<string, string> } } | undefined)
-        ?.clusterSelector?.matchLabels;
-      if (labels && Object.keys(labels).length > 0) clusterLabels = { ...(clusterLabels ?? {}), ...labels };
-    }
-  }
+  // Requirements and the ModelCache (model-side.md §2.1, §2.5; cache.ts).
+  const cache = resolveCache(req, result, REQ_CACHE, d.cacheRef !== undefined ? { name: d.cacheRef, namespace: d.namespace } : undefined);
+  const fill = cache.state === 'none' || cache.state === 'present';
+  const held = cache.state === 'pending' || cache.state === 'absent' ? cache.held : '';
+  const clusterLabels = footprint(d.clusterLabels, cache);
 
   // Phase 1 first, whatever the fleet: invalid CEL is the user's to fix now.
   const compiled = compileEngines(d.engines, matcher);
@@ -161,7 +141,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
 
   const fleet = readFleet(clusters.items);
   const replicas = readReplicas(withObserved(all.state === 'present' ? all.items : [], req, d));
-  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher });
+  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
     const message = msgInvalidSelectors(outcome.errors);
