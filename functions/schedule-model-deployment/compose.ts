@@ -16,7 +16,9 @@
  * - Replicas go away only because the spec asks for fewer, or because they no
  *   longer fit where they are and are re-placed (scheduling.ts).
  * - Conditions in order: ModelCacheResolved (only with a cache),
- *   ReplicasScheduled, ReplicasReady.
+ *   ReplicasScheduled, ReplicasReady, ColdStartWithinBar (only with
+ *   serving.readyWithin, once placed; coldstart.ts).
+ * - `status.coldStart` aggregates the placed replicas' measured cold starts.
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
@@ -50,6 +52,7 @@ import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { readFleet, readReplica, readReplicas } from './fleet.js';
 import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
+import { coldStart } from './coldstart.js';
 import type { DeviceMatcher } from './matcher.js';
 import { compileEngines, type SelectorError } from './matching.js';
 import type { Candidate } from './model.js';
@@ -179,6 +182,15 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${candidates.length} of ${d.replicas} replicas`));
   }
   result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
+  // The cold-start bar (coldstart.ts): measured by the replicas, aggregated here.
+  const cold = coldStart({
+    replicas: candidates.map((c) => req.observed[replicaKey(c)]?.resource),
+    fromCache: d.cacheRef !== undefined,
+    sizeGiB: cache.state === 'present' ? cache.sizeGiB : undefined,
+    readyWithin: d.readyWithin,
+  });
+  if (cold.status['replicas'] !== 0 || d.readyWithin !== undefined) result.status['coldStart'] = cold.status;
+  if (cold.condition) result.conditions.push(cold.condition);
   if (candidates.length > 0 && !anyObserved) result.results.push(normal(msgScheduledEvent(candidates)));
   // Ready means serving what was asked: every desired replica placed and Ready (partial is not Ready).
   readyOnlyIfServing(result, candidates.length >= d.replicas && placements.length > 0 && placements.every((p) => p.ready));
