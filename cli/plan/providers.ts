@@ -21,6 +21,58 @@ import { groupOf } from './store.js';
 /** The message of a condition a simulated controller writes (Gateway API requires one). */
 export const SIMULATED_MESSAGE = 'simulated by Modelplane (no such controller runs here)';
 
+/**
+ * Simulated cold starts of engine workloads (a Deployment whose pods carry
+ * `modelplane.ai/workload`, or a LeaderWorkerSet), so the cold-start bar
+ * has deterministic numbers in a plan: the workload is created at
+ * {@link FIXED_TIME} and becomes Available this many seconds later. From the
+ * figures the ModelCache design quotes for a ~500 GiB model: about 6 minutes
+ * from a shared cache (a pod mounting the `model-cache` volume) and 45 from
+ * the hub. Plan reports these as simulated.
+ */
+export const SIMULATED_STARTUP_SECONDS = { cache: 372, direct: 2700 } as const;
+
+/** FIXED_TIME plus `seconds`, RFC 3339 in UTC without fractional seconds. */
+export function afterFixedTime(seconds: number): string {
+  return new Date(Date.parse(FIXED_TIME) + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function podTemplates(manifest: KubeObject): JsonObject[] {
+  const spec = (manifest['spec'] ?? {}) as JsonObject;
+  if (manifest.kind === 'LeaderWorkerSet') {
+    const lwt = (spec['leaderWorkerTemplate'] ?? {}) as JsonObject;
+    return [lwt['leaderTemplate'], lwt['workerTemplate']].filter((t): t is JsonObject => typeof t === 'object' && t !== null);
+  }
+  return typeof spec['template'] === 'object' && spec['template'] !== null ? [spec['template'] as JsonObject] : [];
+}
+
+/** The simulated startup seconds of an engine workload manifest, or undefined for anything else. */
+export function simulatedStartupSeconds(manifest: KubeObject): number | undefined {
+  const templates = podTemplates(manifest);
+  const engine =
+    `${groupOf(manifest.apiVersion)}/${manifest.kind}` === 'leaderworkerset.x-k8s.io/LeaderWorkerSet' ||
+    (`${groupOf(manifest.apiVersion)}/${manifest.kind}` === 'apps/Deployment' &&
+      templates.some((t) => typeof ((t['metadata'] as JsonObject | undefined)?.['labels'] as JsonObject | undefined)?.['modelplane.ai/workload'] === 'string'));
+  if (!engine) return undefined;
+  const cached = templates.some((t) =>
+    (((t['spec'] as JsonObject | undefined)?.['volumes'] ?? []) as JsonObject[]).some((v) => v['name'] === 'model-cache'),
+  );
+  return cached ? SIMULATED_STARTUP_SECONDS.cache : SIMULATED_STARTUP_SECONDS.direct;
+}
+
+/**
+ * An engine workload as the cluster would report it: created at FIXED_TIME,
+ * its Available condition moved to the simulated startup time.
+ */
+function withSimulatedStartup(manifest: KubeObject, status: JsonObject): KubeObject {
+  const seconds = simulatedStartupSeconds(manifest);
+  if (seconds === undefined) return { ...manifest, status };
+  const conditions = ((status['conditions'] ?? []) as JsonObject[]).map((c) =>
+    c['type'] === 'Available' ? { ...c, lastTransitionTime: afterFixedTime(seconds) } : c,
+  );
+  return { ...manifest, metadata: { ...(manifest.metadata ?? {}), creationTimestamp: FIXED_TIME }, status: { ...status, conditions } };
+}
+
 /** What a fake may consult besides the object itself. */
 export interface ProviderContext {
   /**
@@ -133,7 +185,7 @@ export const FAKES: Record<string, Fake> = {
     const manifest = manifestOf(obj);
     if (!manifest) return { atProvider: {} };
     const remote = clusterStatus(manifest, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx);
-    return { atProvider: { manifest: remote === undefined ? manifest : { ...manifest, status: remote } } };
+    return { atProvider: { manifest: remote === undefined ? manifest : withSimulatedStartup(manifest, remote) } };
   },
   // provider-aws EKS: the API endpoint and the security group EKS creates for the cluster.
   'eks.aws.m.upbound.io/Cluster': (obj) => ({

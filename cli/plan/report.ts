@@ -60,6 +60,17 @@ export interface ConditionReport {
   message: string;
 }
 
+/** A deployment's measured cold start (its status.coldStart); in a plan the times are simulated (providers.ts). */
+export interface ColdStartReport {
+  replicas: number;
+  p50Seconds: number | null;
+  maxSeconds: number | null;
+  modelSource: string | null;
+  sizeGiB: number | null;
+  /** serving.readyWithin as written, or null. */
+  readyWithin: string | null;
+}
+
 export interface DeploymentReport {
   namespace: string;
   name: string;
@@ -68,6 +79,20 @@ export interface DeploymentReport {
   readyReplicas: number;
   replicas: ReplicaReport[];
   conditions: ConditionReport[];
+  /** null until a replica is measured and no bar is set. */
+  coldStart: ColdStartReport | null;
+}
+
+/** A ModelCache and where it is staged (status.clusters). */
+export interface CacheReport {
+  namespace: string;
+  name: string;
+  /** spec.huggingFace.repo. */
+  source: string | null;
+  sizeGiB: number | null;
+  /** status.summary.ready, e.g. 2/2. */
+  ready: string | null;
+  clusters: { name: string; phase: string; message: string | null }[];
 }
 
 export interface ServiceReport {
@@ -83,6 +108,7 @@ export interface PlanReport {
   rounds: number;
   clusters: ClusterReport[];
   deployments: DeploymentReport[];
+  caches: CacheReport[];
   services: ServiceReport[];
   invalid: InvalidInput[];
   /** Composed objects by `apiVersion/kind`, sorted by key. */
@@ -115,6 +141,23 @@ function conditions(o: KubeObject, types: string[]): ConditionReport[] {
   return arr(obj(o['status'])['conditions'])
     .filter((c) => types.includes(String(c['type'])))
     .map((c) => ({ type: String(c['type']), status: String(c['status']), reason: String(c['reason'] ?? ''), message: String(c['message'] ?? '') }));
+}
+
+function coldStartReport(d: KubeObject): ColdStartReport | null {
+  const cs = obj(d['status'])['coldStart'];
+  if (cs === undefined) return null;
+  const c = obj(cs);
+  const spec = obj(d['spec']);
+  const body = spec['template'] !== undefined ? obj(obj(spec['template'])['spec']) : spec;
+  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return {
+    replicas: num(c['replicas']),
+    p50Seconds: n(c['p50Seconds']),
+    maxSeconds: n(c['maxSeconds']),
+    modelSource: str(c['modelSource']),
+    sizeGiB: n(c['sizeGiB']),
+    readyWithin: str(obj(body['serving'])['readyWithin']),
+  };
 }
 
 /** Builds the report from a finished plan. */
@@ -179,7 +222,21 @@ export function buildReport(result: PlanResult): PlanReport {
           })),
         };
       }),
-      conditions: conditions(d, ['ReplicasScheduled', 'ReplicasReady', 'Ready']),
+      conditions: conditions(d, ['ModelCacheResolved', 'ReplicasScheduled', 'ReplicasReady', 'ColdStartWithinBar', 'Ready']),
+      coldStart: coldStartReport(d),
+    };
+  });
+
+  const caches: CacheReport[] = ofKind('ModelCache').map((m) => {
+    const hf = obj(obj(m['spec'])['huggingFace']);
+    const status = obj(m['status']);
+    return {
+      namespace: m.metadata?.namespace ?? '',
+      name: m.metadata?.name ?? '',
+      source: str(hf['repo']),
+      sizeGiB: typeof hf['sizeGiB'] === 'number' ? hf['sizeGiB'] : null,
+      ready: str(obj(status['summary'])['ready']),
+      clusters: arr(status['clusters']).map((c) => ({ name: String(c['name'] ?? ''), phase: String(c['phase'] ?? ''), message: str(c['message']) })),
     };
   });
 
@@ -201,6 +258,7 @@ export function buildReport(result: PlanResult): PlanReport {
     rounds: result.rounds,
     clusters,
     deployments,
+    caches,
     services,
     invalid: result.invalid,
     resources: Object.fromEntries(Object.keys(resources).sort().map((k) => [k, resources[k]!])),

@@ -29,6 +29,24 @@ function table(head: string[], rows: string[][], color: boolean): string {
   return t.toString();
 }
 
+/** `cold start (simulated times): 2 replicas, p50 6m12s, slowest 6m12s, 1000Gi from cache; bar 10m: WithinBar`, or undefined. */
+export function coldStartLine(d: PlanReport['deployments'][number]): string | undefined {
+  const cs = d.coldStart;
+  if (!cs) return undefined;
+  const source = cs.modelSource === 'Cache' ? (cs.sizeGiB !== null ? `${cs.sizeGiB}Gi from cache` : 'from cache') : 'pulled directly';
+  const times = cs.maxSeconds === null ? 'not measured yet' : `p50 ${duration(cs.p50Seconds ?? 0)}, slowest ${duration(cs.maxSeconds)}`;
+  const bar = d.conditions.find((x) => x.type === 'ColdStartWithinBar');
+  const barText = cs.readyWithin && bar ? `; bar ${cs.readyWithin}: ${bar.status} ${bar.reason}` : '';
+  return `cold start (simulated times): ${cs.replicas} measured, ${times}, ${source}${barText}`;
+}
+
+function duration(total: number): string {
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
+}
+
 /** The whole text report. */
 export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   const color = opts.color ?? false;
@@ -88,7 +106,26 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
     const why = d.conditions.find((x) => x.type === 'ReplicasScheduled');
     out.push(c.yellow(`  ${d.namespace}/${d.name}: ${why?.message || why?.reason || 'not all replicas scheduled'}`));
   }
+  for (const d of report.deployments) {
+    const line = coldStartLine(d);
+    if (line) out.push(`  ${d.namespace}/${d.name}: ${line}`);
+  }
   out.push('');
+
+  if (report.caches.length > 0) {
+    out.push(c.bold('Caches'));
+    const rows: string[][] = [];
+    for (const m of report.caches) {
+      const head = [`${m.namespace}/${m.name}`, m.source ?? '-', m.sizeGiB === null ? '-' : `${m.sizeGiB}Gi`, m.ready ?? '-'];
+      if (m.clusters.length === 0) rows.push([...head, '-', '-']);
+      for (const [i, cl] of m.clusters.entries()) rows.push([...(i === 0 ? head : ['', '', '', '']), cl.name, cl.phase]);
+    }
+    out.push(table(['CACHE', 'SOURCE', 'SIZE', 'READY', 'CLUSTER', 'PHASE'], rows, color));
+    for (const m of report.caches) {
+      for (const cl of m.clusters) if (cl.phase !== 'Ready' && cl.message) out.push(c.yellow(`  ${m.namespace}/${m.name} on ${cl.name}: ${cl.phase}: ${cl.message}`));
+    }
+    out.push('');
+  }
 
   out.push(c.bold('Services'));
   out.push(

@@ -16,6 +16,8 @@
  *   no providerConfigRef, or a decode `--port` is malformed, the observed
  *   children are passed through and the reason is a condition (and, for user
  *   errors, a Warning naming the field).
+ * - `status.startup` is the measured cold start of the workloads
+ *   (startup.ts), written once a workload has been created.
  * - Conditions: `ModelAccepted` (True `Accepted` once every workload Object
  *   reports its applied manifest) then `ModelReady` (True `Serving` once
  *   every workload is Ready; `ModelStarting` once accepted; else
@@ -48,6 +50,7 @@ import { kubernetesObject } from '../lib/objects.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { assemble, type RemoteObject } from './assemble.js';
 import { workloadKey } from './native.js';
+import { observedStartup } from './startup.js';
 import { AVAILABLE_QUERY, type Replica, readReplica } from './types.js';
 
 /** Condition types and reasons (spec/model-side.md §7.1, §7.6). */
@@ -116,6 +119,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
 
   result.resources = wrap(req, built.objects, pc);
+  const startup = observedStartup(req, keys);
+  if (startup !== undefined) result.status = { ...(result.status ?? {}), startup: { ...startup } };
   if (!keys.some((k) => k in req.observed)) {
     result.results.push(normal(msgComposing(firstImage(replica), clusterName)));
   }

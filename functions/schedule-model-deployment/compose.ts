@@ -16,7 +16,9 @@
  * - Replicas go away only because the spec asks for fewer, or because they no
  *   longer fit where they are and are re-placed (scheduling.ts).
  * - Conditions in order: ModelCacheResolved (only with a cache),
- *   ReplicasScheduled, ReplicasReady.
+ *   ReplicasScheduled, ReplicasReady, ColdStartWithinBar (only with
+ *   serving.readyWithin, once placed; coldstart.ts).
+ * - `status.coldStart` aggregates the placed replicas' measured cold starts.
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
@@ -48,7 +50,9 @@ import {
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { readFleet, readReplica, readReplicas } from './fleet.js';
+import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
+import { coldStart } from './coldstart.js';
 import type { DeviceMatcher } from './matcher.js';
 import { compileEngines, type SelectorError } from './matching.js';
 import type { Candidate } from './model.js';
@@ -58,14 +62,11 @@ import {
   MSG_NO_CLUSTERS,
   MSG_SCALED_TO_ZERO,
   MSG_WAITING_FLEET,
-  msgCacheNotFound,
-  msgCacheWaiting,
   msgHeld,
   msgScheduledEvent,
   msgUnscheduled,
   REASON,
   readyCondition,
-  TYPE_CACHE,
   TYPE_READY,
   TYPE_SCHEDULED,
 } from './status.js';
@@ -107,29 +108,11 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
   const d = read.deployment;
 
-  // Requirements and the ModelCache (model-side.md §2.1).
-  let fill = true;
-  let held = '';
-  let clusterLabels = d.clusterLabels;
-  if (d.cacheRef !== undefined) {
-    result.requirements[REQ_CACHE] = { apiVersion: API_VERSION, kind: 'ModelCache', matchName: d.cacheRef, namespace: d.namespace };
-    const cache = readRequired(req, REQ_CACHE);
-    if (cache.state === 'pending') {
-      fill = false;
-      held = msgCacheWaiting(d.cacheRef);
-      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheUnresolved, held));
-    } else if (cache.state === 'absent') {
-      fill = false;
-      held = msgCacheNotFound(d.cacheRef);
-      result.conditions.push(condition(TYPE_CACHE, false, REASON.ModelCacheNotFound, held));
-      result.results.push(warning(held));
-    } else {
-      result.conditions.push(condition(TYPE_CACHE, true, REASON.ModelCacheResolved));
-      const labels = (cache.items[0]?.['spec'] as { clusterSelector?: { matchLabels?: Record<string, string> } } | undefined)
-        ?.clusterSelector?.matchLabels;
-      if (labels && Object.keys(labels).length > 0) clusterLabels = { ...(clusterLabels ?? {}), ...labels };
-    }
-  }
+  // Requirements and the ModelCache (model-side.md §2.1, §2.5; cache.ts).
+  const cache = resolveCache(req, result, REQ_CACHE, d.cacheRef !== undefined ? { name: d.cacheRef, namespace: d.namespace } : undefined);
+  const fill = cache.state === 'none' || cache.state === 'present';
+  const held = cache.state === 'pending' || cache.state === 'absent' ? cache.held : '';
+  const clusterLabels = footprint(d.clusterLabels, cache);
 
   // Phase 1 first, whatever the fleet: invalid CEL is the user's to fix now.
   const compiled = compileEngines(d.engines, matcher);
@@ -161,7 +144,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
 
   const fleet = readFleet(clusters.items);
   const replicas = readReplicas(withObserved(all.state === 'present' ? all.items : [], req, d));
-  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher });
+  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
     const message = msgInvalidSelectors(outcome.errors);
@@ -199,6 +182,15 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${candidates.length} of ${d.replicas} replicas`));
   }
   result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
+  // The cold-start bar (coldstart.ts): measured by the replicas, aggregated here.
+  const cold = coldStart({
+    replicas: candidates.map((c) => req.observed[replicaKey(c)]?.resource),
+    fromCache: d.cacheRef !== undefined,
+    sizeGiB: cache.state === 'present' ? cache.sizeGiB : undefined,
+    readyWithin: d.readyWithin,
+  });
+  if (cold.status['replicas'] !== 0 || d.readyWithin !== undefined) result.status['coldStart'] = cold.status;
+  if (cold.condition) result.conditions.push(cold.condition);
   if (candidates.length > 0 && !anyObserved) result.results.push(normal(msgScheduledEvent(candidates)));
   // Ready means serving what was asked: every desired replica placed and Ready (partial is not Ready).
   readyOnlyIfServing(result, candidates.length >= d.replicas && placements.length > 0 && placements.every((p) => p.ready));

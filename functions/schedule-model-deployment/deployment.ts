@@ -33,8 +33,10 @@ export interface DeploymentSpec {
   clusterLabels?: Record<string, string>;
   /** `modelCacheRef.name`, when set. */
   cacheRef?: string;
-  /** The `serving` block as written (`{mode}`), when set. */
+  /** The `serving` block as written minus `readyWithin` (`{mode}`), when set: what the replicas carry. */
   serving?: JsonObject;
+  /** `serving.readyWithin` as written (a Go duration such as `10m`), when set: the cold-start bar (coldstart.ts). */
+  readyWithin?: string;
   /** `spec.template.metadata.labels` (canonical form only), {} when none. */
   labels: Record<string, string>;
 }
@@ -83,7 +85,11 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   const matchLabels = body.clusterSelector?.matchLabels;
   if (matchLabels && Object.keys(matchLabels).length > 0) d.clusterLabels = { ...matchLabels };
   if (body.modelCacheRef) d.cacheRef = body.modelCacheRef.name;
-  if (body.serving) d.serving = { ...body.serving };
+  if (body.serving) {
+    const { readyWithin, ...serving } = body.serving;
+    d.serving = serving;
+    if (readyWithin) d.readyWithin = readyWithin;
+  }
   return { ok: true, deployment: d };
 }
 

@@ -31,6 +31,8 @@ export enum ReasonKind {
   Taint = 3,
   NotReady = 4,
   NoGateway = 5,
+  /** The deployment's ModelCache is not staged there (cache.ts). */
+  Cache = 6,
 }
 
 /** A cluster's refusal: its kind and its text for the ReplicasScheduled message. */

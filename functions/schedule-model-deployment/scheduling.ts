@@ -63,6 +63,12 @@ export interface ScheduleInput {
   /** False: retain (and scale down) only; used while the ModelCache is unresolved. */
   fill: boolean;
   matcher: DeviceMatcher;
+  /**
+   * Why a cluster may not take NEW replicas for a reason outside the fleet
+   * (the ModelCache not staged there, cache.ts), or undefined when it may.
+   * Retained replicas are not affected. Omitted: every cluster may.
+   */
+  admits?: (cluster: FleetCluster) => Reason | undefined;
 }
 
 /** What one scheduling call decided. */
@@ -103,7 +109,7 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
     const kept = new Set(retained.map((s) => identity(s.candidate.cluster, s.candidate.index)));
     const ledger = buildLedger(fleet.clusters, replicas, (r) => !owns(r) || kept.has(identity(r.clusterName, r.index)));
     // Phase 4: fill.
-    placed = fill(compiled.engines, fleet.clusters, retained, d, ledger, table, refusals);
+    placed = fill(compiled.engines, fleet.clusters, retained, d, ledger, table, refusals, input.admits);
   }
   // Phase 5: scale down.
   const survivors = scaleDown(retained, d.replicas);
@@ -229,6 +235,7 @@ function fill(
   ledger: Map<string, number[]>,
   table: MatchTable,
   refusals: Map<string, Reason>,
+  admits?: (cluster: FleetCluster) => Reason | undefined,
 ): Candidate[] {
   const load = new Map<string, number>();
   const used = new Map<string, Set<number>>();
@@ -239,7 +246,7 @@ function fill(
   }
   const heap = new MinHeap<Entry>(before);
   for (const c of clusters) {
-    const why = ineligible(c, d);
+    const why = ineligible(c, d) ?? admits?.(c);
     if (why !== undefined) refusals.set(c.name, why);
     else heap.push({ cluster: c, load: load.get(c.name) ?? 0 });
   }

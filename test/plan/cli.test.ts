@@ -16,7 +16,7 @@ describe('modelplane plan (command line)', () => {
     const r = await modelplane('plan', join(REPO_ROOT, '..', 'shared', 'corpus', 'seeds', 'vultr'), '--output', 'json', '--write', join(dir, 'out'));
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'clusters', 'deployments', 'services', 'invalid', 'resources']);
+    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'clusters', 'deployments', 'caches', 'services', 'invalid', 'resources']);
     const [cluster] = report['clusters'] as Record<string, unknown>[];
     expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities']);
     const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];
@@ -30,6 +30,7 @@ describe('modelplane plan (command line)', () => {
       'readyReplicas',
       'replicas',
       'conditions',
+      'coldStart',
     ]);
     expect((report['resources'] as Record<string, number>)['vke.vultr.m.upbound.io/v1beta1/KubernetesNodePool']).toBe(1);
     expect(r.stderr).toMatch(/^wrote \d+ composed objects under .+\n$/);

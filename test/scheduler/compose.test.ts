@@ -87,6 +87,8 @@ const cache = (labels?: Record<string, string>): KubeObject => ({
   kind: 'ModelCache',
   metadata: { name: 'qwen', namespace: 'ml-team' },
   spec: { source: 'HuggingFace', huggingFace: { repo: 'Qwen/Qwen3-0.6B', sizeGiB: 20 }, ...(labels ? { clusterSelector: { matchLabels: labels } } : {}) },
+  // New replicas go only where the cache is staged (schedule-model-deployment/cache.ts).
+  status: { summary: { ready: '1/1' }, clusters: [{ name: 'cluster-a', phase: 'Ready' }] },
 });
 
 const existing = (ready: boolean) => replica('cluster-a', 0, { name: 'my-model-5ab63', ready });

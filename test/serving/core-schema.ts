@@ -20,6 +20,9 @@ const MODELS: Record<string, string> = {
   'rbac.authorization.k8s.io/v1 RoleBinding': 'V1RoleBinding',
   'resource.k8s.io/v1 ResourceClaimTemplate': 'V1ResourceClaimTemplate',
   'discovery.k8s.io/v1 EndpointSlice': 'V1EndpointSlice',
+  'v1 PersistentVolumeClaim': 'V1PersistentVolumeClaim',
+  'v1 Secret': 'V1Secret',
+  'batch/v1 Job': 'V1Job',
 };
 
 interface Attribute {

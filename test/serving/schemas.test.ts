@@ -6,6 +6,7 @@
  * for core kinds (core-schema.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { compose as composeCache } from '../../functions/compose-model-cache/compose.js';
 import { compose as composeEndpoint } from '../../functions/compose-model-endpoint/compose.js';
 import { compose as composeReplica } from '../../functions/compose-model-replica/compose.js';
 import { compose as composeService } from '../../functions/compose-model-service/compose.js';
@@ -69,6 +70,27 @@ describe('compose-model-replica output validates against real schemas', () => {
     const result = composeReplica(request(xr, { required: cluster }));
     const all = manifests(result);
     expect(all.length).toBeGreaterThan(8);
+    for (const [, o] of all) {
+      expectValidAgainstCrd(o);
+      expectValidManifest((o['spec'] as { forProvider: { manifest: KubeObject } }).forProvider.manifest);
+    }
+  });
+});
+
+describe('compose-model-cache output validates against real schemas', () => {
+  it('PVC, auth Secret and hydrate Job', () => {
+    const xr: KubeObject = {
+      apiVersion: 'modelplane.ai/v1alpha1',
+      kind: 'ModelCache',
+      metadata: { name: 'qwen', namespace: 'ml-team' },
+      spec: { source: 'HuggingFace', huggingFace: { repo: 'Qwen/Qwen3-0.6B', revision: 'main', sizeGiB: 20, authSecret: { name: 'hf' } } },
+    };
+    const c = inferenceCluster('cluster-a');
+    (c['status'] as Record<string, unknown>)['cache'] = { storageClassName: 'modelplane-rwx' };
+    const token: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf', namespace: 'ml-team' }, data: { HF_TOKEN: 'eA==' } };
+    const result = composeCache(request(xr, { required: { clusters: [c], 'auth-secret': [token] } }));
+    const all = manifests(result);
+    expect(all.map(([k]) => k).sort()).toStrictEqual(['auth-cluster-a', 'hydrate-cluster-a', 'pvc-cluster-a']);
     for (const [, o] of all) {
       expectValidAgainstCrd(o);
       expectValidManifest((o['spec'] as { forProvider: { manifest: KubeObject } }).forProvider.manifest);

@@ -59,11 +59,17 @@ export interface ModelDeploymentTemplateSpecServing {
    * @default "Unified"
    */
   mode: 'Unified' | 'PrefillDecode';
+  /**
+   * The cold-start bar: every replica should become available within this duration (Go duration, e.g. 10m or 1h30m). Sets condition ColdStartWithinBar from status.coldStart.
+   * Constraints: maxLength 32, pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$.
+   */
+  readyWithin?: string;
 }
 
 /** zod schema of {@link ModelDeploymentTemplateSpecServing}. */
 export const ModelDeploymentTemplateSpecServingSchema = z.strictObject({
   mode: z.enum(['Unified', 'PrefillDecode']).default('Unified'),
+  readyWithin: z.string().max(32).regex(new RegExp('^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$')).optional(),
 });
 
 /**
@@ -522,6 +528,29 @@ export const ModelDeploymentStatusPlacementSchema = z.strictObject({
   engines: z.array(ModelDeploymentStatusPlacementEngineSchema).max(8).optional(),
 });
 
+/** The measured cold start of the placed replicas (their status.startup): how many have been measured, the median and the slowest, and where the weights came from. */
+export interface ModelDeploymentStatusColdStart {
+  /** Placed replicas whose cold start has been measured. */
+  replicas?: number;
+  /** Median cold start (the lower middle value), seconds. */
+  p50Seconds?: number;
+  /** Slowest cold start, seconds. */
+  maxSeconds?: number;
+  /** Cache (mounted from the ModelCache) or Direct (each engine pulls). */
+  modelSource?: 'Cache' | 'Direct';
+  /** The model's size from the ModelCache, when known. */
+  sizeGiB?: number;
+}
+
+/** zod schema of {@link ModelDeploymentStatusColdStart}. */
+export const ModelDeploymentStatusColdStartSchema = z.strictObject({
+  replicas: z.number().int().optional(),
+  p50Seconds: z.number().int().optional(),
+  maxSeconds: z.number().int().optional(),
+  modelSource: z.enum(['Cache', 'Direct']).optional(),
+  sizeGiB: z.number().int().optional(),
+});
+
 export interface ModelDeploymentStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -570,6 +599,8 @@ export interface ModelDeploymentStatus {
    * Constraints: maxItems 100.
    */
   placements?: ModelDeploymentStatusPlacement[];
+  /** The measured cold start of the placed replicas (their status.startup): how many have been measured, the median and the slowest, and where the weights came from. */
+  coldStart?: ModelDeploymentStatusColdStart;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -583,6 +614,7 @@ export interface ModelDeploymentStatus {
 export const ModelDeploymentStatusSchema = z.strictObject({
   replicas: ModelDeploymentStatusReplicasSchema.optional(),
   placements: z.array(ModelDeploymentStatusPlacementSchema).max(100).optional(),
+  coldStart: ModelDeploymentStatusColdStartSchema.optional(),
   conditions: z.array(ModelDeploymentStatusConditionSchema).optional(),
   crossplane: ModelDeploymentStatusCrossplaneSchema.optional(),
 });

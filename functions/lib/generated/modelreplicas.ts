@@ -337,6 +337,32 @@ export const ModelReplicaSpecSchema = z.strictObject({
   crossplane: ModelReplicaCrossplaneSchema.optional(),
 });
 
+/** How long the engine workloads took to become available, from the observed Deployment or LeaderWorkerSet on the cluster (observed timestamps only). Absent until a workload has been created. */
+export interface ModelReplicaStatusStartup {
+  /**
+   * The earliest workload metadata.creationTimestamp.
+   * Constraints: format date-time.
+   */
+  startedAt?: string;
+  /**
+   * The latest lastTransitionTime of the workloads' Available=True condition; absent until every workload is Available.
+   * Constraints: format date-time.
+   */
+  readyAt?: string;
+  /**
+   * readyAt - startedAt, in seconds (the cold start).
+   * Constraints: minimum 0.
+   */
+  seconds?: number;
+}
+
+/** zod schema of {@link ModelReplicaStatusStartup}. */
+export const ModelReplicaStatusStartupSchema = z.strictObject({
+  startedAt: z.string().optional(),
+  readyAt: z.string().optional(),
+  seconds: z.number().int().min(0).optional(),
+});
+
 export interface ModelReplicaStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -379,6 +405,8 @@ export const ModelReplicaStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface ModelReplicaStatus {
+  /** How long the engine workloads took to become available, from the observed Deployment or LeaderWorkerSet on the cluster (observed timestamps only). Absent until a workload has been created. */
+  startup?: ModelReplicaStatusStartup;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -390,6 +418,7 @@ export interface ModelReplicaStatus {
 
 /** zod schema of {@link ModelReplicaStatus}. */
 export const ModelReplicaStatusSchema = z.strictObject({
+  startup: ModelReplicaStatusStartupSchema.optional(),
   conditions: z.array(ModelReplicaStatusConditionSchema).optional(),
   crossplane: ModelReplicaStatusCrossplaneSchema.optional(),
 });
