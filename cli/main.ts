@@ -30,7 +30,25 @@ const program = new Command('modelplane')
   .description('Modelplane: fleet-level AI inference on Crossplane')
   .version(version)
   .showHelpAfterError()
-  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  // Usage errors (unknown flag, bad value, missing argument) exit 2; help and version exit 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+const PLAN_EXIT_CODES = `
+Exit codes:
+  0  converged, every replica placed, every cluster, gateway and service Ready
+  1  invalid input (listed and left out), or a file that cannot be read
+  2  usage: unknown flag, bad flag value, missing argument
+  4  planned with problems, listed first: not converged, reconcile errors,
+     unplaced replicas (see --allow-partial), False conditions, not Ready
+`;
+const SELECTOR_EXIT_CODES = `
+Exit codes:
+  0  compiled and evaluated on every device without error (matched or not)
+  1  a file cannot be read, or holds no InferenceClass device
+  2  usage, or the expression does not compile (message and caret on stderr)
+  4  evaluated with errors on some device (e.g. no such key), listed per device
+`;
 
 program
   .command('render')
@@ -74,6 +92,8 @@ program
     20,
   )
   .option('--together', 'apply developer kinds together with the platform instead of after it')
+  .option('--allow-partial', 'unplaced replicas are not a problem (exit 0 instead of 4 when that is all)')
+  .addHelpText('after', PLAN_EXIT_CODES)
   .action(async (paths: string[], flags) => {
     try {
       process.exitCode = await runPlan(paths, flags);
@@ -88,6 +108,7 @@ program
   .argument('<expression>', 'a CEL expression over `device`, as in a ResourceClaim')
   .requiredOption('--class <file...>', 'files with InferenceClass manifests')
   .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
+  .addHelpText('after', SELECTOR_EXIT_CODES)
   .action(async (expression: string, opts: { class: string[]; output: 'text' | 'json' }) => {
     try {
       process.exitCode = await runSelector(expression, opts);

@@ -2,14 +2,20 @@
  * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]`:
  * the preview a platform team reviews before applying (plan/plan.ts).
  *
- * Exit codes: 0 planned; 1 when any input was invalid (it is reported and
- * left out) or a file could not be read.
+ * Exit codes (a CI gate; also in `modelplane plan --help` and the README):
+ * - 0: converged, every desired replica placed, every InferenceCluster,
+ *   InferenceGateway and ModelService Ready, no reconcile error;
+ * - 1: invalid input (reported and left out), or a file could not be read;
+ * - 2: usage (an unknown flag, a bad flag value);
+ * - 4: planned with problems: not converged, reconcile errors, unplaced
+ *   replicas (accepted by `--allow-partial`), False conditions or not-Ready
+ *   clusters, gateways or services; the problems are printed first.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
-import { buildReport, problems } from './plan/report.js';
+import { buildReport } from './plan/report.js';
 import { controllerUid, groupOf } from './plan/store.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
@@ -21,7 +27,12 @@ export interface PlanFlags {
   write?: string;
   rounds: number;
   together?: boolean;
+  /** Unplaced replicas do not make the exit code 4. */
+  allowPartial?: boolean;
 }
+
+/** Exit codes of `modelplane plan` and `modelplane selector`. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2, problems: 4 } as const;
 
 /** Marks a directory as written by `modelplane plan --write`, so a later run may replace it. */
 export const WRITE_MARKER = '.modelplane-plan';
@@ -78,7 +89,7 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     ...(tty ? { onRound: (phase: string, round: number, n: number) => process.stderr.write(`\r${phase}: round ${round}, ${n} objects   `) } : {}),
   });
   if (tty) process.stderr.write('\r\x1b[K');
-  const report = buildReport(result);
+  const report = buildReport(result, { allowPartial: flags.allowPartial ?? false });
   if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (flags.output === 'yaml') io.out(toYaml(report));
   else {
@@ -86,8 +97,6 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
       formatText(report, {
         color: process.stdout.isTTY === true,
         skipped: result.skipped,
-        errors: result.errors,
-        problems: problems(result),
       }),
     );
   }
@@ -95,5 +104,6 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     const n = writeComposed(flags.write, result.store.all());
     process.stderr.write(`wrote ${n} composed objects under ${flags.write}\n`);
   }
-  return report.invalid.length > 0 ? 1 : 0;
+  if (report.invalid.length > 0) return EXIT.invalid;
+  return report.problems.length > 0 ? EXIT.problems : EXIT.ok;
 }

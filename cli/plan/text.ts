@@ -1,8 +1,8 @@
 /**
- * `modelplane plan` text output: four tables (clusters and pools, what each
- * cluster offers, deployments, services), the why-not of every under-placed
- * deployment, and one line per invalid or skipped input. Colour only on a
- * terminal.
+ * `modelplane plan` text output: the problems (report.ts `planProblems`)
+ * first, then four tables (clusters and pools, what each cluster offers,
+ * deployments, services), the why-not of every under-placed deployment, and
+ * one line per skipped input. Colour only on a terminal.
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
@@ -13,10 +13,6 @@ export interface TextOptions {
   color?: boolean;
   /** Inputs that are not plan inputs, as `file:line apiVersion/kind name`. */
   skipped?: string[];
-  /** Reconcile errors by XR. */
-  errors?: Record<string, string>;
-  /** False conditions of clusters, gateways and services (report.ts `problems`). */
-  problems?: string[];
 }
 
 function table(head: string[], rows: string[][], color: boolean): string {
@@ -39,6 +35,9 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
     ? c.green(`converged in ${report.rounds} rounds`)
     : c.red(`not converged after ${report.rounds} rounds (raise --rounds to let it settle)`);
   out.push(`Plan: ${status}`, '');
+  if (report.problems.length > 0) {
+    out.push(c.bold(c.red(`Problems (${report.problems.length})`)), ...report.problems.map((p) => c.red(`  ${p}`)), '');
+  }
 
   out.push(c.bold('Clusters'));
   const clusterRows: string[][] = [];
@@ -105,12 +104,7 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
       : '  (none)',
   );
 
-  if ((opts.problems ?? []).length > 0) out.push('', ...(opts.problems ?? []).map((p) => c.yellow(p)));
-  const problems: string[] = [
-    ...report.invalid.map((i) => `invalid: ${i.file}:${i.line} ${i.kind}/${i.name}: ${i.error}`),
-    ...(opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`),
-    ...Object.entries(opts.errors ?? {}).map(([k, e]) => `reconcile error: ${k}: ${e}`),
-  ];
-  if (problems.length > 0) out.push('', ...problems.map((p) => c.red(p)));
+  const skipped = (opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`);
+  if (skipped.length > 0) out.push('', ...skipped.map((p) => c.yellow(p)));
   return `${out.join('\n')}\n`;
 }
