@@ -1,0 +1,129 @@
+/**
+ * `modelplane plan` and `modelplane selector` as a CI gate: each exit code
+ * (0 clean, 1 invalid input, 2 usage, 4 planned with problems) with the exact
+ * problem list printed before the tables, and the truthful READY a cluster,
+ * service or endpoint reports when it does not serve what was asked.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../cli/functions.js';
+import { modelplane } from '../helpers/cli.js';
+
+const QS = join(REPO_ROOT, 'examples/quickstart');
+const FIX = join(REPO_ROOT, 'test/plan/fixtures');
+/** The quickstart platform (classes, clusters, gateway) without its model. */
+const PLATFORM = ['cluster-classes.yaml', 'clusters.yaml', 'inference-gateway.yaml'].map((f) => join(QS, f));
+
+/** The lines of the Problems section (without its indent), or [] when there is none. */
+function problemsOf(stdout: string): string[] {
+  const m = /\nProblems \(\d+\)\n((?: {2}.*\n)+)/.exec(stdout);
+  return m ? m[1]!.trimEnd().split('\n').map((l) => l.slice(2)) : [];
+}
+
+describe('modelplane plan exit codes', { timeout: 120_000 }, () => {
+  it('the quickstart is clean: exit 0, no Problems section', async () => {
+    const r = await modelplane('plan', QS);
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith('Plan: converged in 21 rounds\n\nClusters\n')).toBe(true);
+    expect(r.stderr).toBe('');
+  });
+
+  it('not converged: exit 4, listed first', async () => {
+    const r = await modelplane('plan', QS, '--rounds', '3');
+    expect(r.code).toBe(4);
+    expect(r.stdout.startsWith('Plan: not converged after 6 rounds (raise --rounds to let it settle)\n\nProblems (')).toBe(true);
+    expect(problemsOf(r.stdout)[0]).toBe('not converged after 6 rounds (raise --rounds to let it settle)');
+  });
+
+  it('3 of 5 replicas placed: exit 4 with the why-not; --allow-partial accepts it (exit 0)', async () => {
+    const [strict, partial] = await Promise.all([
+      modelplane('plan', ...PLATFORM, join(FIX, 'qwen-5-replicas.yaml'), '--output', 'json'),
+      modelplane('plan', ...PLATFORM, join(FIX, 'qwen-5-replicas.yaml'), '--allow-partial', '--output', 'json'),
+    ]);
+    expect(strict.code).toBe(4);
+    expect(JSON.parse(strict.stdout).problems).toEqual([
+      'ModelDeployment default/qwen-demo: 3 of 5 replicas scheduled; 3 clusters: 1 insufficient nodes in pool gpu-l4 (needs 1, 0 free), 2 insufficient nodes in pool gpu-l40s (needs 1, 0 free) (--allow-partial accepts this)',
+    ]);
+    expect(partial.code).toBe(0);
+    expect(JSON.parse(partial.stdout).problems).toEqual([]);
+  });
+
+  it('an Existing cluster without its kubeconfig Secret: not ready, no replica, exit 4', async () => {
+    const r = await modelplane('plan', QS, join(FIX, 'byo-no-secret.yaml'), '--output', 'json');
+    expect(r.code).toBe(4);
+    const report = JSON.parse(r.stdout);
+    expect(report.problems).toEqual([
+      "InferenceCluster byo-no-secret: ClusterReady KubeconfigSecretNotFound: Secret modelplane-system/byo-kubeconfig not found (spec.cluster.existing.secretRef); create it with the cluster's kubeconfig under key kubeconfig",
+    ]);
+    const byo = report.clusters.find((c: { name: string }) => c.name === 'byo-no-secret');
+    expect(byo.ready).toBe(false);
+    expect(byo.conditions.filter((c: { type: string }) => c.type === 'ClusterReady' || c.type === 'Ready')).toEqual([
+      {
+        type: 'ClusterReady',
+        status: 'False',
+        reason: 'KubeconfigSecretNotFound',
+        message: "Secret modelplane-system/byo-kubeconfig not found (spec.cluster.existing.secretRef); create it with the cluster's kubeconfig under key kubeconfig",
+      },
+      { type: 'Ready', status: 'False', reason: 'Creating', message: '' },
+    ]);
+    expect(report.deployments[0].replicas.map((x: { cluster: string }) => x.cluster)).toEqual(['eks-us-east', 'eks-eu-central']);
+  });
+
+  it('a ModelEndpoint with an invalid URL is not Ready: exit 4', async () => {
+    const r = await modelplane('plan', ...PLATFORM, join(FIX, 'endpoint-bad-url.yaml'), '--output', 'json');
+    expect(r.code).toBe(4);
+    const report = JSON.parse(r.stdout);
+    expect(report.problems).toEqual(['ModelEndpoint default/broken: RoutingReady InvalidURL: Invalid spec.url: http://api.example.com:99999/v1']);
+    expect(report.others.find((o: { kind: string }) => o.kind === 'ModelEndpoint')).toMatchObject({ name: 'broken', ready: false });
+  });
+
+  it('usage errors exit 2', async () => {
+    const [flag, value, missing] = await Promise.all([
+      modelplane('plan', QS, '--bogus'),
+      modelplane('plan', QS, '--rounds', 'x'),
+      modelplane('plan'),
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr.split('\n')[0]).toBe("error: unknown option '--bogus'");
+    expect(value.code).toBe(2);
+    expect(value.stderr.split('\n')[0]).toBe("error: option '--rounds <n>' argument 'x' is invalid. want a whole number 1-1000");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.split('\n')[0]).toBe("error: missing required argument 'paths'");
+  });
+
+  it('--help documents the exit codes and exits 0', async () => {
+    const r = await modelplane('plan', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        'Exit codes:',
+        '  0  converged, every replica placed, every cluster, gateway and service Ready',
+        '  1  invalid input (listed and left out), or a file that cannot be read',
+        '  2  usage: unknown flag, bad flag value, missing argument',
+        '  4  planned with problems, listed first: not converged, reconcile errors,',
+        '     unplaced replicas (see --allow-partial), False conditions, not Ready',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('modelplane selector exit codes', { timeout: 60_000 }, () => {
+  it('a selector that errors on some device is not a clean match: exit 4, the devices named', async () => {
+    const r = await modelplane(
+      'selector',
+      'device.attributes["gpu.nvidia.com"].sharingStrategy == "MPS"',
+      '--class',
+      join(QS, 'cluster-classes.yaml'),
+    );
+    expect(r).toEqual({
+      code: 4,
+      stdout: [
+        'CLASS        DEVICE  RESULT',
+        "l4-1x-g6     gpu     error: no such key: sharingStrategy",
+        "l40s-1x-g6e  gpu     error: no such key: sharingStrategy",
+        '',
+      ].join('\n'),
+      stderr: 'modelplane selector: the selector failed on 2 of 2 devices (l4-1x-g6/gpu, l40s-1x-g6e/gpu)\n',
+    });
+  });
+});
