@@ -2,27 +2,33 @@
  * The `modelplane` command line: plan, render, serve, selector. Bad input prints one line `modelplane <command>: <message>` and
  * exits 1; no stack trace reaches the user.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { functionFolders } from './functions.js';
-import { UserError } from './load.js';
-import { runPlan } from './plan.js';
-import { runRender } from './render.js';
-import { runSelector } from './selector.js';
-import { runServe } from './serve.js';
-import { down, kubectl, runInside, status } from './dev/lifecycle.js';
-import { quiet } from './dev/quiet.js';
-import { runRuntime } from './dev/runtime/index.js';
-import { devDir } from './dev/state.js';
-import { up, upInside } from './dev/up.js';
+import { REPO_ROOT } from './root.js';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+// Every command's module is imported when that command runs, so `--help` and
+// one command load only what they use (start-up time; bench/startup.ts).
+const lazy = {
+  plan: () => import('./plan.js'),
+  render: () => import('./render.js'),
+  selector: () => import('./selector.js'),
+  serve: () => import('./serve.js'),
+  functions: () => import('./functions.js'),
+  lifecycle: () => import('./dev/lifecycle.js'),
+  quiet: () => import('./dev/quiet.js'),
+  runtime: () => import('./dev/runtime/index.js'),
+  state: () => import('./dev/state.js'),
+  up: () => import('./dev/up.js'),
+};
+
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function fail(command: string, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`modelplane ${command}: ${message}\n`);
-  if (!(err instanceof UserError) && process.env['MODELPLANE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
+  if ((err as Error | undefined)?.name !== 'UserError' && process.env['MODELPLANE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 }
 
@@ -69,7 +75,7 @@ program
   .option('--in-process', 'run our functions in this process instead of over gRPC')
   .action(async (xr: string, composition: string, functions: string, flags) => {
     try {
-      process.exitCode = await runRender(xr, composition, functions, flags);
+      process.exitCode = await (await lazy.render()).runRender(xr, composition, functions, flags);
     } catch (err) {
       fail('render', err);
     }
@@ -96,7 +102,7 @@ program
   .addHelpText('after', PLAN_EXIT_CODES)
   .action(async (paths: string[], flags) => {
     try {
-      process.exitCode = await runPlan(paths, flags);
+      process.exitCode = await (await lazy.plan()).runPlan(paths, flags);
     } catch (err) {
       fail('plan', err);
     }
@@ -111,7 +117,7 @@ program
   .addHelpText('after', SELECTOR_EXIT_CODES)
   .action(async (expression: string, opts: { class: string[]; output: 'text' | 'json' }) => {
     try {
-      process.exitCode = await runSelector(expression, opts);
+      process.exitCode = await (await lazy.selector()).runSelector(expression, opts);
     } catch (err) {
       fail('selector', err);
     }
@@ -135,11 +141,13 @@ program
   .option('--tls-certs-dir <dir>', 'serve mTLS (tls.crt, tls.key, ca.crt) as Crossplane core dials functions, instead of insecure')
   .action(async (names: string[], opts: { all?: boolean; basePort: number; tlsCertsDir?: string }) => {
     try {
+      const { functionFolders } = await lazy.functions();
+      const { UserError } = await import('./load.js');
       const count = opts.all || names.length === 0 ? functionFolders().length : names.length;
       if (opts.basePort + count - 1 > 65535) {
         throw new UserError(`--base-port ${opts.basePort}: ${count} functions need ports up to ${opts.basePort + count - 1}; use a base port <= ${65536 - count}`);
       }
-      await runServe(names, opts);
+      await (await lazy.serve()).runServe(names, opts);
     } catch (err) {
       fail('serve', err);
     }
@@ -150,7 +158,7 @@ const dev = program
   .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
   .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)')
   .option('--workload', 'with kubectl: the workload API server (the cluster an Existing InferenceCluster can point at)');
-const devDirOf = (cmd: Command) => devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
+const devDirOf = async (cmd: Command) => (await lazy.state()).devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
 
 dev
   .command('up')
@@ -161,7 +169,8 @@ dev
   .addOption(new Option('--inside').hideHelp())
   .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean }, cmd: Command) => {
     try {
-      const dir = devDirOf(cmd);
+      const dir = await devDirOf(cmd);
+      const { up, upInside } = await lazy.up();
       const o = { dir, workload: opts.workload, ...(opts.keep ? { keep: true } : {}), ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}) };
       process.exitCode = opts.inside ? await upInside({ ...o, providerCrds: opts.providerCrds ?? '' }) : await up(o);
     } catch (err) {
@@ -175,7 +184,7 @@ dev
   .option('--purge', 'also delete its directory (etcd data, certificates, packages)')
   .action(async (opts: { purge?: boolean }, cmd: Command) => {
     try {
-      process.exitCode = await down(devDirOf(cmd), opts.purge ?? false);
+      process.exitCode = await (await lazy.lifecycle()).down(await devDirOf(cmd), opts.purge ?? false);
     } catch (err) {
       fail('dev down', err);
     }
@@ -184,9 +193,9 @@ dev
 dev
   .command('status')
   .description('what runs, by pid, and what it serves')
-  .action((_opts: unknown, cmd: Command) => {
+  .action(async (_opts: unknown, cmd: Command) => {
     try {
-      process.exitCode = status(devDirOf(cmd));
+      process.exitCode = (await lazy.lifecycle()).status(await devDirOf(cmd));
     } catch (err) {
       fail('dev status', err);
     }
@@ -203,8 +212,9 @@ dev
   .addOption(new Option('--inside').hideHelp())
   .action(async (opts: { seconds: number; inside?: boolean }, cmd: Command) => {
     try {
-      const dir = devDirOf(cmd);
-      process.exitCode = opts.inside ? await quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
+      const dir = await devDirOf(cmd);
+      const { runInside } = await lazy.lifecycle();
+      process.exitCode = opts.inside ? await (await lazy.quiet()).quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
     } catch (err) {
       fail('dev quiet', err);
     }
@@ -226,7 +236,7 @@ dev
   .requiredOption('--provider-crds <dir>')
   .action(async (opts: { providerCrds: string }, cmd: Command) => {
     try {
-      await runRuntime(devDirOf(cmd), opts.providerCrds);
+      await (await lazy.runtime()).runRuntime(await devDirOf(cmd), opts.providerCrds);
     } catch (err) {
       fail('dev runtime', err);
     }
@@ -242,7 +252,8 @@ if (
 ) {
   const dirFlag = devFlags.find((a) => a.startsWith('--dir='))?.slice(6) ?? (devFlags.includes('--dir') ? devFlags[devFlags.indexOf('--dir') + 1] : undefined);
   try {
-    process.exitCode = kubectl(devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
+    const { kubectl } = await lazy.lifecycle();
+    process.exitCode = kubectl((await lazy.state()).devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
   } catch (err) {
     fail('dev kubectl', err);
   }

@@ -305,7 +305,7 @@ const CONDITION_KINDS = new Set(['InferenceCluster', 'InferenceGateway', 'ModelS
 export function planProblems(result: PlanResult, deployments: readonly DeploymentReport[], opts: ReportOptions = {}): string[] {
   const out: string[] = [];
   if (!result.converged) out.push(`not converged after ${result.rounds} rounds (raise --rounds to let it settle)`);
-  for (const i of result.invalid) out.push(`invalid: ${i.file}:${i.line} ${i.kind}/${i.name}: ${i.error}`);
+  for (const i of result.invalid) out.push(`invalid: ${i.file}:${i.line}${i.kind === '?' && i.name === '?' ? '' : ` ${i.kind}/${i.name}`}: ${i.error}`);
   for (const k of Object.keys(result.errors).sort()) out.push(`reconcile error: ${k}: ${result.errors[k]}`);
   if (!opts.allowPartial) {
     for (const d of deployments) {

@@ -107,6 +107,28 @@ describe('modelplane plan exit codes', { timeout: 120_000 }, () => {
   });
 });
 
+describe('modelplane plan drops nothing silently at load', { timeout: 120_000 }, () => {
+  it('every bad file and document is listed, each with its reason; the rest is planned; exit 1', async () => {
+    const classes = join(QS, 'cluster-classes.yaml');
+    const bad = join(FIX, 'bad');
+    const r = await modelplane('plan', classes, bad);
+    expect(r.code).toBe(1);
+    const dup = 'the API server keeps one object per kind, namespace and name (the last apply wins), so neither is planned: rename or remove one';
+    expect(problemsOf(r.stdout)).toEqual([
+      `invalid: ${bad}/flow.yaml:3: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+      `invalid: ${bad}/nested.yaml:1: invalid YAML: Nested mappings are not allowed in compact mappings`,
+      `invalid: ${classes}:2 InferenceClass/l4-1x-g6: InferenceClass l4-1x-g6 is defined again at ${bad}/clusters.yaml:33; ${dup}`,
+      `invalid: ${bad}/clusters.yaml:3 InferenceCluster/typo: spec.cluster.eks.region: Required value; spec.cluster.eks.regoin: field not declared in schema (did you mean "region"?)`,
+      `invalid: ${bad}/clusters.yaml:18 InferenceCluster/gen-: metadata.name: Required value: generateName ("gen-") is not supported: the API server would append a random suffix, so neither a plan nor kubectl apply can tell which object is meant; set metadata.name`,
+      `invalid: ${bad}/clusters.yaml:33 InferenceClass/l4-1x-g6: InferenceClass l4-1x-g6 is defined again at ${classes}:2; ${dup}`,
+    ]);
+    // the class that is not duplicated is still planned
+    expect(JSON.parse((await modelplane('plan', classes, bad, '-o', 'json')).stdout).others).toEqual([
+      expect.objectContaining({ kind: 'InferenceClass', name: 'l40s-1x-g6e', ready: true }),
+    ]);
+  });
+});
+
 describe('modelplane selector exit codes', { timeout: 60_000 }, () => {
   it('a selector that errors on some device is not a clean match: exit 4, the devices named', async () => {
     const r = await modelplane(
