@@ -77,6 +77,15 @@ describe('modelplane plan exit codes', { timeout: 120_000 }, () => {
     expect(report.others.find((o: { kind: string }) => o.kind === 'ModelEndpoint')).toMatchObject({ name: 'broken', ready: false });
   });
 
+  it('a selector that errors on every device says why in the why-not, not "no device satisfies"', async () => {
+    const r = await modelplane('plan', ...PLATFORM, join(FIX, 'selector-typo.yaml'), '--output', 'json');
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stdout).problems).toEqual([
+      'ModelDeployment default/qwen-demo: 0 of 2 replicas scheduled; 3 clusters: 3 no pool matches engine "qwen" (gpu: selectors[0] failed on device gpu: no such key: sharingStrategy) (--allow-partial accepts this)',
+      'ModelService default/qwen: EndpointsResolved NoEndpoints: No ModelEndpoints matched the configured selectors',
+    ]);
+  });
+
   it('usage errors exit 2', async () => {
     const [flag, value, missing] = await Promise.all([
       modelplane('plan', QS, '--bogus'),
