@@ -99,6 +99,8 @@ program
   )
   .option('--together', 'apply developer kinds together with the platform instead of after it')
   .option('--allow-partial', 'unplaced replicas are not a problem (exit 0 instead of 4 when that is all)')
+  .option('--state <path...>', 'the current fleet: an earlier --write directory or `kubectl get -o yaml` output; its replicas stay where they are')
+  .option('--diff', 'with --state: print only what would be created (+), changed (~) or deleted (-)')
   .addHelpText('after', PLAN_EXIT_CODES)
   .action(async (paths: string[], flags) => {
     try {

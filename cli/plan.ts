@@ -16,7 +16,9 @@ import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
 import { buildReport } from './plan/report.js';
-import { controllerUid, groupOf } from './plan/store.js';
+import { stateAddresses } from './plan/providers.js';
+import { diffState, formatDiff, loadState, STATE_FILE } from './plan/state.js';
+import { controllerUid, groupOf, keyOf } from './plan/store.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
 import { toYaml } from './render/output.js';
@@ -29,6 +31,10 @@ export interface PlanFlags {
   together?: boolean;
   /** Unplaced replicas do not make the exit code 4. */
   allowPartial?: boolean;
+  /** The current fleet (an earlier --write directory, or kubectl get -o yaml output). */
+  state?: string[];
+  /** Print only what would be created, changed or deleted relative to --state. */
+  diff?: boolean;
 }
 
 /** Exit codes of `modelplane plan` and `modelplane selector`. */
@@ -62,6 +68,8 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
   }
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, WRITE_MARKER), 'written by modelplane plan --write; the next --write to this directory replaces it\n');
+  // The simulated addresses (status is not written), so `plan --state DIR` keeps them; no .yaml suffix, so kubectl apply -R skips it.
+  writeFileSync(join(dir, STATE_FILE), `${JSON.stringify({ addresses: stateAddresses(objects) })}\n`);
   const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
   let n = 0;
   for (const o of objects) {
@@ -83,14 +91,30 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
 /** Runs the command; returns the exit code. */
 export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s: string) => process.stdout.write(s) }): Promise<number> {
   const tty = process.stderr.isTTY === true;
+  if (flags.diff && !flags.state) {
+    process.stderr.write('modelplane plan: --diff needs --state: the earlier --write directory or kubectl get -o yaml output to compare with\n');
+    return EXIT.usage;
+  }
+  const state = flags.state ? loadState(flags.state) : undefined;
+  if (state && state.errors.length > 0) {
+    throw new UserError(`--state: ${state.errors.map((e) => `${e.file}:${e.line}: ${e.error}`).join('; ')}`);
+  }
   const result = await plan(paths, {
+    ...(state ? { state: state.objects, addresses: state.addresses } : {}),
     rounds: flags.rounds,
     together: flags.together ?? false,
     ...(tty ? { onRound: (phase: string, round: number, n: number) => process.stderr.write(`\r${phase}: round ${round}, ${n} objects   `) } : {}),
   });
   if (tty) process.stderr.write('\r\x1b[K');
   const report = buildReport(result, { allowPartial: flags.allowPartial ?? false });
-  if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
+  if (flags.diff && state) {
+    const composed = result.store.all().filter((o) => controllerUid(o) !== undefined && !result.inputs.has(keyOf(o)));
+    const before = state.objects.filter((o) => !result.inputs.has(keyOf(o)));
+    const d = diffState(composed, before);
+    if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...d }, null, 2)}\n`);
+    else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...d }));
+    else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${formatDiff(d)}`);
+  } else if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (flags.output === 'yaml') io.out(toYaml(report));
   else {
     io.out(

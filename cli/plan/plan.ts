@@ -27,6 +27,7 @@ import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { didYouMean, duplicates, nameProblem } from './inputs.js';
 import { AddressPool, connectionSecret, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
+import { observedReplicas } from './state.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
 
 /** Kinds a developer applies; everything else Modelplane is platform. */
@@ -51,6 +52,10 @@ export interface PlanOptions {
   /** Called after each round (for progress on a terminal). */
   onRound?: (phase: string, round: number, objects: number) => void;
   runtime?: FunctionRuntime;
+  /** Objects of the current fleet (`--state`, state.ts): their ModelReplicas are applied as observed, so they stay. */
+  state?: KubeObject[];
+  /** Addresses of the current fleet by owner (`namespace/name` of the Object), kept (state.ts loadState). */
+  addresses?: [string, string][];
 }
 
 /** Everything a plan produced. */
@@ -179,6 +184,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const maxRounds = opts.rounds ?? 20;
   const controlPlane = new AddressPool(metallbRange(classified.platform), '203.0.113.0/24');
   const workload = new AddressPool(undefined, '198.51.100.0/24');
+  for (const [owner, ip] of opts.addresses ?? []) if (!controlPlane.reserve(owner, ip)) workload.reserve(owner, ip);
   const errors: Record<string, string> = {};
   const firstSeen = new Map<string, number>();
   /** What each XR's last reconcile read (reconcile.ts): unchanged inputs are not reconciled again. */
@@ -248,14 +254,21 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     return false;
   };
 
+  // The current fleet's replicas, as the deployments' observed composed resources (not inputs: their deployment owns them).
+  const observe = () => {
+    const deployments = classified.developer.filter((o) => o.kind === 'ModelDeployment');
+    for (const r of observedReplicas(opts.state ?? [], deployments)) store.put(r);
+  };
   try {
     if (opts.together) {
       apply([...classified.platform, ...classified.developer]);
+      observe();
       converged = await runPhase('fleet and models', 2 * maxRounds);
     } else {
       apply(classified.platform);
       const platformConverged = await runPhase('platform');
       apply(classified.developer);
+      observe();
       converged = (await runPhase('models')) && platformConverged;
     }
   } finally {

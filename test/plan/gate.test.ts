@@ -4,6 +4,8 @@
  * problem list printed before the tables, and the truthful READY a cluster,
  * service or endpoint reports when it does not serve what was asked.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
@@ -135,6 +137,44 @@ describe('modelplane plan drops nothing silently at load', { timeout: 120_000 },
     expect(JSON.parse((await modelplane('plan', classes, bad, '-o', 'json')).stdout).others).toEqual([
       expect.objectContaining({ kind: 'InferenceClass', name: 'l40s-1x-g6e', ready: true }),
     ]);
+  });
+});
+
+describe('modelplane plan --state: plans against the current fleet', { timeout: 180_000 }, () => {
+  it('adding a cluster keeps the replicas and addresses of an earlier --write; --diff lists only what changes', async () => {
+    const extra = join(FIX, 'extra-cluster.yaml');
+    const out = join(mkdtempSync(join(tmpdir(), 'mp-state-')), 'fleet');
+    const first = await modelplane('plan', QS, '--write', out, '-o', 'json');
+    expect(first.code).toBe(0);
+    const [fresh, kept, same, diff] = await Promise.all([
+      modelplane('plan', QS, extra, '-o', 'json'),
+      modelplane('plan', QS, extra, '--state', out, '-o', 'json'),
+      modelplane('plan', QS, '--state', out, '--diff'),
+      modelplane('plan', QS, extra, '--state', out, '--diff'),
+    ]);
+    const placed = (r: { stdout: string }) =>
+      JSON.parse(r.stdout).deployments[0].replicas.map((x: { name: string; cluster: string }) => `${x.name} ${x.cluster}`);
+    const gateways = (r: { stdout: string }) =>
+      JSON.parse(r.stdout).clusters.map((c: { name: string; gatewayAddress: string }) => `${c.name} ${c.gatewayAddress}`);
+    // from nothing, the new cluster takes a replica and renumbers the gateways
+    expect(placed(fresh)).toEqual(['qwen-demo-0651c eks-ap-south', 'qwen-demo-d88f9 eks-eu-central']);
+    // against the state, the replicas stay and so do the addresses; the new cluster gets the next one
+    expect(placed(kept)).toEqual(placed(first));
+    expect(gateways(kept)).toEqual(['eks-ap-south 198.51.100.4', ...gateways(first)]);
+    expect(same).toEqual({ code: 0, stdout: '0 to create, 0 to change, 0 to delete\n', stderr: '' });
+    expect(diff.code).toBe(0);
+    const lines = diff.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('92 to create, 0 to change, 0 to delete');
+    expect(lines.slice(0, -1).every((l) => l.startsWith('+ ') && l.includes('eks-ap-south'))).toBe(true);
+  });
+
+  it('--diff without --state is a usage error naming the fix', async () => {
+    const r = await modelplane('plan', QS, '--diff');
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'modelplane plan: --diff needs --state: the earlier --write directory or kubectl get -o yaml output to compare with\n',
+    });
   });
 });
 
