@@ -8,6 +8,10 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import type { PlanReport } from './report.js';
 
+/** The last line of every text plan: what in it no real fleet said. */
+export const SIMULATED_NOTE =
+  'Simulated: gateway addresses (workload gateways 198.51.100.0/24, TEST-NET-2; the control plane from the MetalLB pool, else 203.0.113.0/24) and every time (2024-01-01T00:00:00Z); providers and cluster controllers report Ready as soon as an object is composed.';
+
 /** Options of {@link formatText}. */
 export interface TextOptions {
   color?: boolean;
@@ -106,5 +110,6 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
 
   const skipped = (opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`);
   if (skipped.length > 0) out.push('', ...skipped.map((p) => c.yellow(p)));
+  out.push('', c.dim(SIMULATED_NOTE));
   return `${out.join('\n')}\n`;
 }
