@@ -13,6 +13,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY functions ./functions
 COPY cli ./cli
 RUN test -f "functions/${FUNCTION}/main.ts" || (echo "no function functions/${FUNCTION}" && exit 1)

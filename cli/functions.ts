@@ -8,8 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import {
   FunctionRunnerServiceService,
@@ -18,10 +18,13 @@ import {
 } from '@crossplane-org/function-sdk-typescript';
 import { handler, type ComposeFn } from '../functions/lib/sdk.js';
 import { UserError } from './load.js';
+import { CODE_ROOT, COMPILED, REPO_ROOT } from './root.js';
 
-/** The repository root (the folder holding `functions/`). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export { COMPILED, REPO_ROOT } from './root.js';
 const FUNCTIONS_DIR = join(REPO_ROOT, 'functions');
+/** Where the runnable function modules are: `dist/functions` (`.js`) when compiled, else `functions` (`.ts`, through tsx). */
+const CODE_DIR = join(CODE_ROOT, 'functions');
+const EXT = COMPILED ? '.js' : '.ts';
 const NAME_PREFIX = 'modelplane-function-';
 
 /** Folders of every function we ship (`functions/<folder>/main.ts`), sorted. */
@@ -55,7 +58,7 @@ const composeCache = new Map<string, ComposeFn>();
 export async function loadCompose(folder: string): Promise<ComposeFn> {
   let fn = composeCache.get(folder);
   if (!fn) {
-    const mod = (await import(pathToFileURL(join(FUNCTIONS_DIR, folder, 'compose.ts')).href)) as { compose: ComposeFn };
+    const mod = (await import(pathToFileURL(join(CODE_DIR, folder, `compose${EXT}`)).href)) as { compose: ComposeFn };
     fn = mod.compose;
     composeCache.set(folder, fn);
   }
@@ -130,10 +133,10 @@ interface Endpoint {
  * @throws UserError when the process exits or does not start within 60 s.
  */
 export function spawnFunction(folder: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
-  const main = join(FUNCTIONS_DIR, folder, 'main.ts');
+  const main = join(CODE_DIR, folder, `main${EXT}`);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', main, '--insecure', '--address', `127.0.0.1:${port}`],
+    [...(COMPILED ? [] : ['--import', 'tsx']), main, '--insecure', '--address', `127.0.0.1:${port}`],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolvePort, reject) => {

@@ -84,6 +84,43 @@ export function loadManifests(...paths: string[]): LoadedDocument[] {
   return out;
 }
 
+/** A file that could not be loaded: the `file:line: message` of its {@link UserError}. */
+export interface LoadError {
+  file: string;
+  line: number;
+  error: string;
+}
+
+/**
+ * Loads every document under each path like {@link loadManifests}, but a
+ * file that cannot be read or parsed does not stop the others: each is one
+ * {@link LoadError} (its first YAML error), so every bad file is reported.
+ * @throws UserError only for a path that does not exist (all of them named).
+ */
+export function loadManifestsReporting(...paths: string[]): { docs: LoadedDocument[]; errors: LoadError[] } {
+  const missing: string[] = [];
+  const files: string[] = [];
+  for (const path of paths) {
+    try {
+      files.push(...manifestFiles(path));
+    } catch (err) {
+      missing.push((err as Error).message);
+    }
+  }
+  if (missing.length > 0) throw new UserError(missing.join('; '));
+  const docs: LoadedDocument[] = [];
+  const errors: LoadError[] = [];
+  for (const file of files) {
+    try {
+      docs.push(...loadManifests(file));
+    } catch (err) {
+      const m = /^(.*?):(\d+): (.*)$/s.exec((err as Error).message);
+      errors.push(m && m[1] === file ? { file, line: Number(m[2]), error: m[3]! } : { file, line: 0, error: (err as Error).message.replace(`${file}: `, '') });
+    }
+  }
+  return { docs, errors };
+}
+
 /**
  * Loads exactly one object from a file.
  * @throws UserError when the file holds no document or more than one.

@@ -2,27 +2,33 @@
  * The `modelplane` command line: plan, render, serve, selector. Bad input prints one line `modelplane <command>: <message>` and
  * exits 1; no stack trace reaches the user.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { functionFolders } from './functions.js';
-import { UserError } from './load.js';
-import { runPlan } from './plan.js';
-import { runRender } from './render.js';
-import { runSelector } from './selector.js';
-import { runServe } from './serve.js';
-import { down, kubectl, runInside, status } from './dev/lifecycle.js';
-import { quiet } from './dev/quiet.js';
-import { runRuntime } from './dev/runtime/index.js';
-import { devDir } from './dev/state.js';
-import { up, upInside } from './dev/up.js';
+import { REPO_ROOT } from './root.js';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+// Every command's module is imported when that command runs, so `--help` and
+// one command load only what they use (start-up time; bench/startup.ts).
+const lazy = {
+  plan: () => import('./plan.js'),
+  render: () => import('./render.js'),
+  selector: () => import('./selector.js'),
+  serve: () => import('./serve.js'),
+  functions: () => import('./functions.js'),
+  lifecycle: () => import('./dev/lifecycle.js'),
+  quiet: () => import('./dev/quiet.js'),
+  runtime: () => import('./dev/runtime/index.js'),
+  state: () => import('./dev/state.js'),
+  up: () => import('./dev/up.js'),
+};
+
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function fail(command: string, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`modelplane ${command}: ${message}\n`);
-  if (!(err instanceof UserError) && process.env['MODELPLANE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
+  if ((err as Error | undefined)?.name !== 'UserError' && process.env['MODELPLANE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 }
 
@@ -30,7 +36,25 @@ const program = new Command('modelplane')
   .description('Modelplane: fleet-level AI inference on Crossplane')
   .version(version)
   .showHelpAfterError()
-  .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  // Usage errors (unknown flag, bad value, missing argument) exit 2; help and version exit 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+const PLAN_EXIT_CODES = `
+Exit codes:
+  0  converged, every replica placed, every cluster, gateway and service Ready
+  1  invalid input (listed and left out), or a file that cannot be read
+  2  usage: unknown flag, bad flag value, missing argument
+  4  planned with problems, listed first: not converged, reconcile errors,
+     unplaced replicas (see --allow-partial), False conditions, not Ready
+`;
+const SELECTOR_EXIT_CODES = `
+Exit codes:
+  0  compiled and evaluated on every device without error (matched or not)
+  1  a file cannot be read, or holds no InferenceClass device
+  2  usage, or the expression does not compile (message and caret on stderr)
+  4  evaluated with errors on some device (e.g. no such key), listed per device
+`;
 
 program
   .command('render')
@@ -51,7 +75,7 @@ program
   .option('--in-process', 'run our functions in this process instead of over gRPC')
   .action(async (xr: string, composition: string, functions: string, flags) => {
     try {
-      process.exitCode = await runRender(xr, composition, functions, flags);
+      process.exitCode = await (await lazy.render()).runRender(xr, composition, functions, flags);
     } catch (err) {
       fail('render', err);
     }
@@ -74,9 +98,13 @@ program
     20,
   )
   .option('--together', 'apply developer kinds together with the platform instead of after it')
+  .option('--allow-partial', 'unplaced replicas are not a problem (exit 0 instead of 4 when that is all)')
+  .option('--state <path...>', 'the current fleet: an earlier --write directory or `kubectl get -o yaml` output; its replicas stay where they are')
+  .option('--diff', 'with --state: print only what would be created (+), changed (~) or deleted (-)')
+  .addHelpText('after', PLAN_EXIT_CODES)
   .action(async (paths: string[], flags) => {
     try {
-      process.exitCode = await runPlan(paths, flags);
+      process.exitCode = await (await lazy.plan()).runPlan(paths, flags);
     } catch (err) {
       fail('plan', err);
     }
@@ -88,9 +116,10 @@ program
   .argument('<expression>', 'a CEL expression over `device`, as in a ResourceClaim')
   .requiredOption('--class <file...>', 'files with InferenceClass manifests')
   .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
+  .addHelpText('after', SELECTOR_EXIT_CODES)
   .action(async (expression: string, opts: { class: string[]; output: 'text' | 'json' }) => {
     try {
-      process.exitCode = await runSelector(expression, opts);
+      process.exitCode = await (await lazy.selector()).runSelector(expression, opts);
     } catch (err) {
       fail('selector', err);
     }
@@ -114,11 +143,13 @@ program
   .option('--tls-certs-dir <dir>', 'serve mTLS (tls.crt, tls.key, ca.crt) as Crossplane core dials functions, instead of insecure')
   .action(async (names: string[], opts: { all?: boolean; basePort: number; tlsCertsDir?: string }) => {
     try {
+      const { functionFolders } = await lazy.functions();
+      const { UserError } = await import('./load.js');
       const count = opts.all || names.length === 0 ? functionFolders().length : names.length;
       if (opts.basePort + count - 1 > 65535) {
         throw new UserError(`--base-port ${opts.basePort}: ${count} functions need ports up to ${opts.basePort + count - 1}; use a base port <= ${65536 - count}`);
       }
-      await runServe(names, opts);
+      await (await lazy.serve()).runServe(names, opts);
     } catch (err) {
       fail('serve', err);
     }
@@ -129,7 +160,7 @@ const dev = program
   .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
   .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)')
   .option('--workload', 'with kubectl: the workload API server (the cluster an Existing InferenceCluster can point at)');
-const devDirOf = (cmd: Command) => devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
+const devDirOf = async (cmd: Command) => (await lazy.state()).devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
 
 dev
   .command('up')
@@ -140,7 +171,8 @@ dev
   .addOption(new Option('--inside').hideHelp())
   .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean }, cmd: Command) => {
     try {
-      const dir = devDirOf(cmd);
+      const dir = await devDirOf(cmd);
+      const { up, upInside } = await lazy.up();
       const o = { dir, workload: opts.workload, ...(opts.keep ? { keep: true } : {}), ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}) };
       process.exitCode = opts.inside ? await upInside({ ...o, providerCrds: opts.providerCrds ?? '' }) : await up(o);
     } catch (err) {
@@ -154,7 +186,7 @@ dev
   .option('--purge', 'also delete its directory (etcd data, certificates, packages)')
   .action(async (opts: { purge?: boolean }, cmd: Command) => {
     try {
-      process.exitCode = await down(devDirOf(cmd), opts.purge ?? false);
+      process.exitCode = await (await lazy.lifecycle()).down(await devDirOf(cmd), opts.purge ?? false);
     } catch (err) {
       fail('dev down', err);
     }
@@ -163,9 +195,9 @@ dev
 dev
   .command('status')
   .description('what runs, by pid, and what it serves')
-  .action((_opts: unknown, cmd: Command) => {
+  .action(async (_opts: unknown, cmd: Command) => {
     try {
-      process.exitCode = status(devDirOf(cmd));
+      process.exitCode = (await lazy.lifecycle()).status(await devDirOf(cmd));
     } catch (err) {
       fail('dev status', err);
     }
@@ -182,8 +214,9 @@ dev
   .addOption(new Option('--inside').hideHelp())
   .action(async (opts: { seconds: number; inside?: boolean }, cmd: Command) => {
     try {
-      const dir = devDirOf(cmd);
-      process.exitCode = opts.inside ? await quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
+      const dir = await devDirOf(cmd);
+      const { runInside } = await lazy.lifecycle();
+      process.exitCode = opts.inside ? await (await lazy.quiet()).quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
     } catch (err) {
       fail('dev quiet', err);
     }
@@ -205,7 +238,7 @@ dev
   .requiredOption('--provider-crds <dir>')
   .action(async (opts: { providerCrds: string }, cmd: Command) => {
     try {
-      await runRuntime(devDirOf(cmd), opts.providerCrds);
+      await (await lazy.runtime()).runRuntime(await devDirOf(cmd), opts.providerCrds);
     } catch (err) {
       fail('dev runtime', err);
     }
@@ -221,7 +254,8 @@ if (
 ) {
   const dirFlag = devFlags.find((a) => a.startsWith('--dir='))?.slice(6) ?? (devFlags.includes('--dir') ? devFlags[devFlags.indexOf('--dir') + 1] : undefined);
   try {
-    process.exitCode = kubectl(devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
+    const { kubectl } = await lazy.lifecycle();
+    process.exitCode = kubectl((await lazy.state()).devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
   } catch (err) {
     fail('dev kubectl', err);
   }

@@ -2,15 +2,23 @@
  * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]`:
  * the preview a platform team reviews before applying (plan/plan.ts).
  *
- * Exit codes: 0 planned; 1 when any input was invalid (it is reported and
- * left out) or a file could not be read.
+ * Exit codes (a CI gate; also in `modelplane plan --help` and the README):
+ * - 0: converged, every desired replica placed, every InferenceCluster,
+ *   InferenceGateway and ModelService Ready, no reconcile error;
+ * - 1: invalid input (reported and left out), or a file could not be read;
+ * - 2: usage (an unknown flag, a bad flag value);
+ * - 4: planned with problems: not converged, reconcile errors, unplaced
+ *   replicas (accepted by `--allow-partial`), False conditions or not-Ready
+ *   clusters, gateways or services; the problems are printed first.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
-import { buildReport, problems } from './plan/report.js';
-import { controllerUid, groupOf } from './plan/store.js';
+import { buildReport } from './plan/report.js';
+import { stateAddresses } from './plan/providers.js';
+import { diffState, formatDiff, loadState, STATE_FILE } from './plan/state.js';
+import { controllerUid, groupOf, keyOf } from './plan/store.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
 import { toYaml } from './render/output.js';
@@ -21,7 +29,16 @@ export interface PlanFlags {
   write?: string;
   rounds: number;
   together?: boolean;
+  /** Unplaced replicas do not make the exit code 4. */
+  allowPartial?: boolean;
+  /** The current fleet (an earlier --write directory, or kubectl get -o yaml output). */
+  state?: string[];
+  /** Print only what would be created, changed or deleted relative to --state. */
+  diff?: boolean;
 }
+
+/** Exit codes of `modelplane plan` and `modelplane selector`. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2, problems: 4 } as const;
 
 /** Marks a directory as written by `modelplane plan --write`, so a later run may replace it. */
 export const WRITE_MARKER = '.modelplane-plan';
@@ -51,6 +68,8 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
   }
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, WRITE_MARKER), 'written by modelplane plan --write; the next --write to this directory replaces it\n');
+  // The simulated addresses (status is not written), so `plan --state DIR` keeps them; no .yaml suffix, so kubectl apply -R skips it.
+  writeFileSync(join(dir, STATE_FILE), `${JSON.stringify({ addresses: stateAddresses(objects) })}\n`);
   const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
   let n = 0;
   for (const o of objects) {
@@ -72,22 +91,36 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
 /** Runs the command; returns the exit code. */
 export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s: string) => process.stdout.write(s) }): Promise<number> {
   const tty = process.stderr.isTTY === true;
+  if (flags.diff && !flags.state) {
+    process.stderr.write('modelplane plan: --diff needs --state: the earlier --write directory or kubectl get -o yaml output to compare with\n');
+    return EXIT.usage;
+  }
+  const state = flags.state ? loadState(flags.state) : undefined;
+  if (state && state.errors.length > 0) {
+    throw new UserError(`--state: ${state.errors.map((e) => `${e.file}:${e.line}: ${e.error}`).join('; ')}`);
+  }
   const result = await plan(paths, {
+    ...(state ? { state: state.objects, addresses: state.addresses } : {}),
     rounds: flags.rounds,
     together: flags.together ?? false,
     ...(tty ? { onRound: (phase: string, round: number, n: number) => process.stderr.write(`\r${phase}: round ${round}, ${n} objects   `) } : {}),
   });
   if (tty) process.stderr.write('\r\x1b[K');
-  const report = buildReport(result);
-  if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
+  const report = buildReport(result, { allowPartial: flags.allowPartial ?? false });
+  if (flags.diff && state) {
+    const composed = result.store.all().filter((o) => controllerUid(o) !== undefined && !result.inputs.has(keyOf(o)));
+    const before = state.objects.filter((o) => !result.inputs.has(keyOf(o)));
+    const d = diffState(composed, before);
+    if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...d }, null, 2)}\n`);
+    else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...d }));
+    else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${formatDiff(d)}`);
+  } else if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (flags.output === 'yaml') io.out(toYaml(report));
   else {
     io.out(
       formatText(report, {
         color: process.stdout.isTTY === true,
         skipped: result.skipped,
-        errors: result.errors,
-        problems: problems(result),
       }),
     );
   }
@@ -95,5 +128,6 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     const n = writeComposed(flags.write, result.store.all());
     process.stderr.write(`wrote ${n} composed objects under ${flags.write}\n`);
   }
-  return report.invalid.length > 0 ? 1 : 0;
+  if (report.invalid.length > 0) return EXIT.invalid;
+  return report.problems.length > 0 ? EXIT.problems : EXIT.ok;
 }

@@ -5,9 +5,11 @@
  * every device of every InferenceClass found in the files (YAML streams or
  * directories; other kinds are skipped), in file and document order.
  *
- * Exit codes: 0 when the selector compiled (whatever it matched), 2 when it
- * does not compile (the message and a caret line go to stderr), 1 when a file
- * cannot be read or parsed.
+ * Exit codes: 0 when the selector compiled and evaluated without error on
+ * every device (whatever it matched); 4 when it errored on some device (a
+ * selector that errors is not a clean match: Kubernetes treats the device as
+ * not allocatable); 2 when it does not compile (the message and a caret line
+ * go to stderr); 1 when a file cannot be read or parsed.
  */
 import {
   compileSelector,
@@ -76,8 +78,9 @@ function table(results: readonly SelectorResult[]): string {
 }
 
 /**
- * Runs the command and returns its exit code (0 compiled, 2 compile error,
- * 1 unreadable input or no InferenceClass device in the files). Never throws for user input.
+ * Runs the command and returns its exit code (0 clean, 4 evaluation errors
+ * on some device, 2 compile error, 1 unreadable input or no InferenceClass
+ * device in the files). Never throws for user input.
  */
 export async function runSelector(
   expression: string,
@@ -103,5 +106,10 @@ export async function runSelector(
     return 1;
   }
   io.stdout(opts.output === 'json' ? `${JSON.stringify(results, null, 2)}\n` : table(results));
+  const failed = results.filter((r) => r.error !== null);
+  if (failed.length > 0) {
+    io.stderr(`modelplane selector: the selector failed on ${failed.length} of ${results.length} devices (${failed.map((r) => `${r.class}/${r.device}`).join(', ')})\n`);
+    return 4;
+  }
   return 0;
 }

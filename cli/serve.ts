@@ -12,8 +12,9 @@
  *   `--package-runtime=External` reads from the active FunctionRevision's
  *   `status.endpoint` (`modelplane dev up` sets it).
  *
- * One process for all: nothing is left running when it stops (SIGINT,
- * SIGTERM or SIGHUP), and it answers as soon as the modules are loaded.
+ * One process for all (no child processes): nothing is left running when it
+ * stops (SIGINT, SIGTERM or SIGHUP) or when its parent dies (checked every
+ * 500 ms), and it answers as soon as the modules are loaded.
  */
 import type { Server } from '@grpc/grpc-js';
 import { type ServeFlags, startServer } from '../functions/lib/sdk.js';
@@ -93,6 +94,14 @@ export async function runServe(names: string[], opts: ServeOptions): Promise<Ser
       process.exit(0);
     });
   }
+  // When the parent dies the process is re-parented (ppid changes): stop too, so nothing is left running.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      stop();
+      process.exit(0);
+    }
+  }, 500).unref();
   const flags = (port: number): ServeFlags => ({
     address: `127.0.0.1:${port}`,
     insecure: opts.tlsCertsDir === undefined,

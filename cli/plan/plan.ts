@@ -22,10 +22,12 @@ import { join } from 'node:path';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
-import { type LoadedDocument, loadManifests, UserError } from '../load.js';
+import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError } from '../load.js';
 import { isClusterScoped, xrdRegistry } from '../scope.js';
+import { didYouMean, duplicates, nameProblem } from './inputs.js';
 import { AddressPool, connectionSecret, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
+import { observedReplicas } from './state.js';
 import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
 
 /** Kinds a developer applies; everything else Modelplane is platform. */
@@ -50,6 +52,10 @@ export interface PlanOptions {
   /** Called after each round (for progress on a terminal). */
   onRound?: (phase: string, round: number, objects: number) => void;
   runtime?: FunctionRuntime;
+  /** Objects of the current fleet (`--state`, state.ts): their ModelReplicas are applied as observed, so they stay. */
+  state?: KubeObject[];
+  /** Addresses of the current fleet by owner (`namespace/name` of the Object), kept (state.ts loadState). */
+  addresses?: [string, string][];
 }
 
 /** Everything a plan produced. */
@@ -90,13 +96,29 @@ interface Classified {
   skipped: string[];
 }
 
-/** Sorts the loaded documents into what the plan applies, and what it refuses. */
+/**
+ * Sorts the loaded documents into what the plan applies, and what it
+ * refuses: no apiVersion or kind, no metadata.name (generateName refused),
+ * a duplicate (inputs.ts), an unknown Modelplane kind, or invalid against
+ * its XRD (an undeclared field with a did-you-mean hint).
+ */
 export function classify(docs: readonly LoadedDocument[], registry: SchemaRegistry): Classified {
   const out: Classified = { platform: [], developer: [], invalid: [], skipped: [] };
-  for (const { object, file, line } of docs) {
-    const name = `${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata?.name ?? '?'}`;
+  const dup = duplicates(docs, isClusterScoped);
+  for (const doc of docs) {
+    const { object, file, line } = doc;
+    const name = `${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata?.name ?? object.metadata?.['generateName'] ?? '?'}`;
     if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
       out.invalid.push({ file, line, kind: String(object.kind ?? '?'), name, error: 'apiVersion and kind are required' });
+      continue;
+    }
+    const unnamed = nameProblem(object);
+    if (unnamed !== undefined) {
+      out.invalid.push({ file, line, kind: object.kind, name, error: unnamed });
+      continue;
+    }
+    if (dup.has(doc)) {
+      out.invalid.push({ file, line, kind: object.kind, name, error: dup.get(doc)! });
       continue;
     }
     const group = groupOf(object.apiVersion);
@@ -108,7 +130,9 @@ export function classify(docs: readonly LoadedDocument[], registry: SchemaRegist
       }
       const result = registry.validate(object)!;
       if (result.errors.length > 0) {
-        out.invalid.push({ file, line, kind: object.kind, name, error: result.errors.map(formatFieldError).join('; ') });
+        const hint = (e: (typeof result.errors)[number]) =>
+          e.message === 'field not declared in schema' ? `${formatFieldError(e)}${didYouMean(schema.schema, e.path)}` : formatFieldError(e);
+        out.invalid.push({ file, line, kind: object.kind, name, error: result.errors.map(hint).join('; ') });
         continue;
       }
       (DEVELOPER_KINDS.has(object.kind) ? out.developer : out.platform).push(result.value as KubeObject);
@@ -147,17 +171,20 @@ function metallbRange(objects: readonly KubeObject[]): string | undefined {
  * @throws UserError for unreadable files or invalid YAML.
  */
 export async function plan(paths: string[], opts: PlanOptions = {}): Promise<PlanResult> {
-  const docs = loadManifests(...paths);
-  if (docs.length === 0) throw new UserError(`${paths.join(', ')}: no manifests found (.yaml or .yml files with documents)`);
+  const { docs, errors: loadErrors } = loadManifestsReporting(...paths);
+  if (docs.length === 0 && loadErrors.length === 0) throw new UserError(`${paths.join(', ')}: no manifests found (.yaml or .yml files with documents)`);
   const registry = xrdRegistry();
   const compositions = loadCompositions();
   const classified = classify(docs, registry);
+  // Every file that could not be read or parsed is one invalid input; the others are still planned.
+  classified.invalid.unshift(...loadErrors.map((e) => ({ file: e.file, line: e.line, kind: '?', name: '?', error: e.error })));
   const scopeOf = isClusterScoped;
   const store = new ObjectStore(scopeOf);
   const runtime = opts.runtime ?? new DirectRuntime();
   const maxRounds = opts.rounds ?? 20;
   const controlPlane = new AddressPool(metallbRange(classified.platform), '203.0.113.0/24');
   const workload = new AddressPool(undefined, '198.51.100.0/24');
+  for (const [owner, ip] of opts.addresses ?? []) if (!controlPlane.reserve(owner, ip)) workload.reserve(owner, ip);
   const errors: Record<string, string> = {};
   const firstSeen = new Map<string, number>();
   /** What each XR's last reconcile read (reconcile.ts): unchanged inputs are not reconciled again. */
@@ -227,14 +254,21 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     return false;
   };
 
+  // The current fleet's replicas, as the deployments' observed composed resources (not inputs: their deployment owns them).
+  const observe = () => {
+    const deployments = classified.developer.filter((o) => o.kind === 'ModelDeployment');
+    for (const r of observedReplicas(opts.state ?? [], deployments)) store.put(r);
+  };
   try {
     if (opts.together) {
       apply([...classified.platform, ...classified.developer]);
+      observe();
       converged = await runPhase('fleet and models', 2 * maxRounds);
     } else {
       apply(classified.platform);
       const platformConverged = await runPhase('platform');
       apply(classified.developer);
+      observe();
       converged = (await runPhase('models')) && platformConverged;
     }
   } finally {

@@ -276,11 +276,44 @@ export class AddressPool {
   address(owner: string): string {
     let ip = this.given.get(owner);
     if (ip === undefined) {
-      ip = this.ips[this.given.size % this.ips.length]!;
+      const taken = new Set(this.given.values());
+      ip = this.ips.find((x) => !taken.has(x)) ?? this.ips[this.given.size % this.ips.length]!;
       this.given.set(owner, ip);
     }
     return ip;
   }
+
+  /**
+   * Gives `owner` the address it already has in the current fleet
+   * (`plan --state`), so a plan keeps it; ignored when `ip` is not in this
+   * pool or is already given. @returns whether it was reserved.
+   */
+  reserve(owner: string, ip: string): boolean {
+    if (!this.ips.includes(ip) || this.given.has(owner) || [...this.given.values()].includes(ip)) return false;
+    this.given.set(owner, ip);
+    return true;
+  }
+}
+
+/**
+ * Addresses load balancers handed out in the current fleet: of each
+ * provider-kubernetes Object whose observed manifest is a Gateway
+ * (`status.addresses[0].value`) or a LoadBalancer Service
+ * (`status.loadBalancer.ingress[0].ip`), by `namespace/name` of the Object,
+ * sorted. Only objects with status (e.g. `kubectl get -o yaml`) carry them.
+ */
+export function stateAddresses(objects: readonly KubeObject[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const o of objects) {
+    const remote = ((((o['status'] as JsonObject | undefined)?.['atProvider'] as JsonObject | undefined)?.['manifest'] as JsonObject | undefined)?.[
+      'status'
+    ] ?? {}) as JsonObject;
+    const gw = (remote['addresses'] as JsonObject[] | undefined)?.[0]?.['value'];
+    const lb = ((remote['loadBalancer'] as JsonObject | undefined)?.['ingress'] as JsonObject[] | undefined)?.[0]?.['ip'];
+    const ip = typeof gw === 'string' ? gw : typeof lb === 'string' ? lb : undefined;
+    if (ip !== undefined) out.push([`${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`, ip]);
+  }
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
 function toInt(ip: string): number {

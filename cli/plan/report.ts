@@ -39,11 +39,14 @@ export interface CapabilitiesReport {
 export interface ClusterReport {
   name: string;
   source: string | null;
+  /** Ready=True and ClusterReady not False: the cluster serves and takes new replicas. */
   ready: boolean;
   gatewayAddress: string | null;
   pools: PoolReport[];
   /** null until the cluster publishes its capabilities. */
   capabilities: CapabilitiesReport | null;
+  /** Every condition of status.conditions, in the XR's order. */
+  conditions: ConditionReport[];
 }
 
 export interface ReplicaReport {
@@ -98,18 +101,34 @@ export interface CacheReport {
 export interface ServiceReport {
   namespace: string;
   name: string;
+  ready: boolean;
   address: string | null;
   endpoints: { name: string; weight: number }[];
+  /** Every condition of status.conditions, in the XR's order. */
+  conditions: ConditionReport[];
+}
+
+/** Any other Modelplane XR (InferenceClass, InferenceGateway, ModelEndpoint, ModelCache): its readiness and conditions. */
+export interface XRReport {
+  kind: string;
+  namespace: string | null;
+  name: string;
+  ready: boolean;
+  conditions: ConditionReport[];
 }
 
 /** The JSON contract. */
 export interface PlanReport {
   converged: boolean;
   rounds: number;
+  /** What keeps the plan from exit 0, one line each ({@link planProblems}); empty when clean. */
+  problems: string[];
   clusters: ClusterReport[];
   deployments: DeploymentReport[];
   caches: CacheReport[];
   services: ServiceReport[];
+  /** InferenceClass, InferenceGateway, ModelEndpoint and ModelCache XRs, by kind then namespace/name. */
+  others: XRReport[];
   invalid: InvalidInput[];
   /** Composed objects by `apiVersion/kind`, sorted by key. */
   resources: Record<string, number>;
@@ -137,9 +156,9 @@ export function replicaNodeCost(replica: KubeObject): Map<string, number> {
   return out;
 }
 
-function conditions(o: KubeObject, types: string[]): ConditionReport[] {
+function conditions(o: KubeObject, types?: string[]): ConditionReport[] {
   return arr(obj(o['status'])['conditions'])
-    .filter((c) => types.includes(String(c['type'])))
+    .filter((c) => types === undefined || types.includes(String(c['type'])))
     .map((c) => ({ type: String(c['type']), status: String(c['status']), reason: String(c['reason'] ?? ''), message: String(c['message'] ?? '') }));
 }
 
@@ -160,8 +179,19 @@ function coldStartReport(d: KubeObject): ColdStartReport | null {
   };
 }
 
+/** A cluster takes new replicas and serves: Ready=True and its ClusterReady is not False. */
+export function clusterReady(c: KubeObject): boolean {
+  return conditionStatus(c, 'Ready') === 'True' && conditionStatus(c, 'ClusterReady') !== 'False';
+}
+
+/** Options of {@link buildReport}. */
+export interface ReportOptions {
+  /** Unplaced replicas are not problems (`plan --allow-partial`). */
+  allowPartial?: boolean;
+}
+
 /** Builds the report from a finished plan. */
-export function buildReport(result: PlanResult): PlanReport {
+export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanReport {
   const all = result.store.all();
   const ofKind = (kind: string) => sortByNamespacedName(all.filter((o) => o.kind === kind && o.apiVersion.startsWith('modelplane.ai/')));
   const replicas = ofKind('ModelReplica');
@@ -177,7 +207,7 @@ export function buildReport(result: PlanResult): PlanReport {
     return {
       name,
       source: str(obj(spec['cluster'])['source']),
-      ready: conditionStatus(c, 'Ready') === 'True',
+      ready: clusterReady(c),
       gatewayAddress: str(obj(obj(c['status'])['gateway'])['address']),
       pools: arr(obj(c['status'])['gpuPools']).map((p) => ({
         name: String(p['name']),
@@ -196,6 +226,7 @@ export function buildReport(result: PlanResult): PlanReport {
               nodeAutoscaling: str(obj(caps)['nodeAutoscaling']),
               gpuStack: str(obj(caps)['gpuStack']),
             },
+      conditions: conditions(c),
     };
   });
 
@@ -243,9 +274,20 @@ export function buildReport(result: PlanResult): PlanReport {
   const services: ServiceReport[] = ofKind('ModelService').map((s) => ({
     namespace: s.metadata?.namespace ?? '',
     name: s.metadata?.name ?? '',
+    ready: conditionStatus(s, 'Ready') === 'True',
     address: str(obj(s['status'])['address']),
     endpoints: serviceEndpoints(s, all),
+    conditions: conditions(s),
   }));
+  const others: XRReport[] = ['InferenceClass', 'InferenceGateway', 'ModelEndpoint', 'ModelCache'].flatMap((kind) =>
+    ofKind(kind).map((o) => ({
+      kind,
+      namespace: o.metadata?.namespace ?? null,
+      name: o.metadata?.name ?? '',
+      ready: conditionStatus(o, 'Ready') === 'True',
+      conditions: conditions(o),
+    })),
+  );
 
   const resources: Record<string, number> = {};
   for (const o of all) {
@@ -256,10 +298,12 @@ export function buildReport(result: PlanResult): PlanReport {
   return {
     converged: result.converged,
     rounds: result.rounds,
+    problems: planProblems(result, deployments, opts),
     clusters,
     deployments,
     caches,
     services,
+    others,
     invalid: result.invalid,
     resources: Object.fromEntries(Object.keys(resources).sort().map((k) => [k, resources[k]!])),
   };
@@ -300,23 +344,56 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
 }
 
 const SYSTEM_CONDITIONS = new Set(['Ready', 'Synced', 'Responsive', 'Healthy', 'UpToDate']);
+/** Kinds that must be Ready for a clean plan (exit 0). */
+const MUST_BE_READY = new Set(['InferenceCluster', 'InferenceGateway', 'ModelService']);
+/** Kinds whose False conditions are listed as problems. */
+const CONDITION_KINDS = new Set(['InferenceCluster', 'InferenceGateway', 'ModelService', 'ModelEndpoint']);
 
 /**
- * One line per condition that is False on a cluster, gateway or service (the
- * reasons a platform team acts on), e.g. `InferenceCluster eks-us-east:
- * ClusterReady ClassNotFound: InferenceClass l40s-typo not found (…)`.
- * Deployments are explained in their own table. Sorted by kind and name.
+ * Everything that keeps a plan from a clean exit 0, one line each, in this
+ * order: not converged; each input left out (`invalid: file:line kind/name:
+ * error`); each reconcile error; each ModelDeployment with fewer replicas
+ * scheduled than desired (unless `allowPartial`), with its ReplicasScheduled
+ * message; each False condition on a cluster, gateway, service or endpoint
+ * (`InferenceCluster eks-us-east: ClusterReady ClassNotFound: …`); and each
+ * cluster, gateway or service that is not Ready without a False condition
+ * saying why (`ModelService default/qwen: not Ready: Creating: …`). Within a
+ * group, sorted by kind then namespace/name.
  */
-export function problems(result: PlanResult): string[] {
+export function planProblems(result: PlanResult, deployments: readonly DeploymentReport[], opts: ReportOptions = {}): string[] {
   const out: string[] = [];
-  for (const o of result.store.all()) {
-    if (!['InferenceCluster', 'InferenceGateway', 'ModelService', 'ModelEndpoint'].includes(o.kind)) continue;
-    if (!o.apiVersion.startsWith('modelplane.ai/')) continue;
+  if (!result.converged) out.push(`not converged after ${result.rounds} rounds (raise --rounds to let it settle)`);
+  for (const i of result.invalid) out.push(`invalid: ${i.file}:${i.line}${i.kind === '?' && i.name === '?' ? '' : ` ${i.kind}/${i.name}`}: ${i.error}`);
+  for (const k of Object.keys(result.errors).sort()) out.push(`reconcile error: ${k}: ${result.errors[k]}`);
+  if (!opts.allowPartial) {
+    for (const d of deployments) {
+      if (d.scheduledReplicas >= d.desiredReplicas) continue;
+      const why = d.conditions.find((x) => x.type === 'ReplicasScheduled');
+      const what = why?.message || `${d.scheduledReplicas} of ${d.desiredReplicas} replicas scheduled`;
+      out.push(`ModelDeployment ${d.namespace}/${d.name}: ${what} (--allow-partial accepts this)`);
+    }
+  }
+  const xrs = result.store
+    .all()
+    .filter((o) => CONDITION_KINDS.has(o.kind) && o.apiVersion.startsWith('modelplane.ai/'))
+    .sort((a, b) => {
+      const ka = `${a.kind}\0${a.metadata?.namespace ?? ''}\0${a.metadata?.name ?? ''}`;
+      const kb = `${b.kind}\0${b.metadata?.namespace ?? ''}\0${b.metadata?.name ?? ''}`;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+  for (const o of xrs) {
+    const name = `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`;
+    let said = false;
     for (const c of arr(obj(o['status'])['conditions'])) {
       if (SYSTEM_CONDITIONS.has(String(c['type'])) || c['status'] !== 'False') continue;
-      const name = `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`;
+      if (opts.allowPartial && c['type'] === 'ReplicasScheduled') continue;
       out.push(`${o.kind} ${name}: ${String(c['type'])} ${String(c['reason'] ?? '')}${c['message'] ? `: ${String(c['message'])}` : ''}`);
+      said = true;
     }
+    if (said || !MUST_BE_READY.has(o.kind) || conditionStatus(o, 'Ready') === 'True') continue;
+    const ready = arr(obj(o['status'])['conditions']).find((c) => c['type'] === 'Ready');
+    const detail = ready ? `${String(ready['reason'] ?? '')}${ready['message'] ? `: ${String(ready['message'])}` : ''}` : 'no Ready condition';
+    out.push(`${o.kind} ${name}: not Ready: ${detail}`);
   }
   return out;
 }

@@ -1,22 +1,22 @@
 /**
- * `modelplane plan` text output: four tables (clusters and pools, what each
- * cluster offers, deployments, services), the why-not of every under-placed
- * deployment, and one line per invalid or skipped input. Colour only on a
- * terminal.
+ * `modelplane plan` text output: the problems (report.ts `planProblems`)
+ * first, then four tables (clusters and pools, what each cluster offers,
+ * deployments, services), the why-not of every under-placed deployment, and
+ * one line per skipped input. Colour only on a terminal.
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import type { PlanReport } from './report.js';
+
+/** The last line of every text plan: what in it no real fleet said. */
+export const SIMULATED_NOTE =
+  'Simulated: gateway addresses (workload gateways 198.51.100.0/24, TEST-NET-2; the control plane from the MetalLB pool, else 203.0.113.0/24) and every time (2024-01-01T00:00:00Z); providers and cluster controllers report Ready as soon as an object is composed.';
 
 /** Options of {@link formatText}. */
 export interface TextOptions {
   color?: boolean;
   /** Inputs that are not plan inputs, as `file:line apiVersion/kind name`. */
   skipped?: string[];
-  /** Reconcile errors by XR. */
-  errors?: Record<string, string>;
-  /** False conditions of clusters, gateways and services (report.ts `problems`). */
-  problems?: string[];
 }
 
 function table(head: string[], rows: string[][], color: boolean): string {
@@ -57,6 +57,9 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
     ? c.green(`converged in ${report.rounds} rounds`)
     : c.red(`not converged after ${report.rounds} rounds (raise --rounds to let it settle)`);
   out.push(`Plan: ${status}`, '');
+  if (report.problems.length > 0) {
+    out.push(c.bold(c.red(`Problems (${report.problems.length})`)), ...report.problems.map((p) => c.red(`  ${p}`)), '');
+  }
 
   out.push(c.bold('Clusters'));
   const clusterRows: string[][] = [];
@@ -142,12 +145,8 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
       : '  (none)',
   );
 
-  if ((opts.problems ?? []).length > 0) out.push('', ...(opts.problems ?? []).map((p) => c.yellow(p)));
-  const problems: string[] = [
-    ...report.invalid.map((i) => `invalid: ${i.file}:${i.line} ${i.kind}/${i.name}: ${i.error}`),
-    ...(opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`),
-    ...Object.entries(opts.errors ?? {}).map(([k, e]) => `reconcile error: ${k}: ${e}`),
-  ];
-  if (problems.length > 0) out.push('', ...problems.map((p) => c.red(p)));
+  const skipped = (opts.skipped ?? []).map((s) => `skipped (not a plan input): ${s}`);
+  if (skipped.length > 0) out.push('', ...skipped.map((p) => c.yellow(p)));
+  out.push('', c.dim(SIMULATED_NOTE));
   return `${out.join('\n')}\n`;
 }

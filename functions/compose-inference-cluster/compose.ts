@@ -39,6 +39,7 @@ import {
   readRequired,
   warning,
 } from '../lib/function.js';
+import { readyOnlyIfServing } from '../lib/ready.js';
 import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './backend.js';
 import { CLOUD_SOURCES } from './cloud.js';
 import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
@@ -102,6 +103,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     if (status) result.status = status;
     result.conditions.push(condition('ClusterReady', false, reason, message));
     result.results.push(type === 'normal' ? normal(message) : warning(message));
+    readyOnlyIfServing(result, false);
     return result;
   };
 
@@ -140,5 +142,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   if (outcome.status) result.status = outcome.status;
   result.conditions = outcome.conditions;
   result.results = outcome.results;
+  // A cluster whose ClusterReady is False is not Ready, so the scheduler (which places only on Ready clusters) gives it no new replicas.
+  readyOnlyIfServing(result, result.conditions.some((c) => c.type === 'ClusterReady' && c.status === 'True'));
   return result;
 }

@@ -16,7 +16,8 @@
  *   `InvalidURL` and a Warning, both "Invalid spec.url: <url>"; the objects
  *   already composed are kept, so traffic keeps flowing to the last good
  *   backend. Divergence: the reference composed nothing, so Crossplane
- *   deleted the backend (spec/README.md item 2).
+ *   deleted the backend (spec/README.md item 2). The XR is not Ready then
+ *   (lib/ready.ts readyOnlyIfServing): it does not serve the URL asked for.
  * - `spec.rewritePath` is not read here (ModelService reads it).
  */
 import {
@@ -29,7 +30,7 @@ import {
   type KubeObject,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
-import { markReady } from '../lib/ready.js';
+import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
 
 /** Condition type and reasons. */
@@ -58,7 +59,10 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const parsed = parseEndpointUrl(url);
   if (parsed === undefined) {
-    return keepAndWarn(result, req.observed, { type: RoutingReady, reason: Reason.InvalidURL, message: msgInvalidUrl(url) });
+    const kept = keepAndWarn(result, req.observed, { type: RoutingReady, reason: Reason.InvalidURL, message: msgInvalidUrl(url) });
+    // The kept objects route to the last good URL, not to the one asked for: not Ready.
+    readyOnlyIfServing(kept, false);
+    return kept;
   }
 
   const service: KubeObject = {

@@ -27,6 +27,12 @@
  *   address, `WaitingForGateway`. A route already composed is kept.
  * - Ready only when serving (functions/lib/ready.ts): a route accepted,
  *   with a live backend, at an address.
+ * - An endpoint whose `rewritePath` repeats the path of its `url` (Groq's
+ *   `https://api.groq.com/openai/v1` with `/openai/v1/`) would send a
+ *   client's `/<ns>/<svc>/v1/...` upstream as `/openai/v1/v1/...` (clients
+ *   send the API version; a composed replica endpoint's rewritePath is its
+ *   URL path without the version): a Warning per endpoint, and condition
+ *   `RewritePathsValid` False `RewriteRepeatsPath` (absent when none does).
  * - While a requirement is not fetched yet, nothing is said and nothing is
  *   dropped (spec/README.md item 3). When no endpoint matches, the route
  *   already composed is kept (spec/README.md item 2; the reference composed
@@ -70,6 +76,36 @@ export const msgMatched = (n: number, waiting: number): string =>
 export const msgGatewayNotFound = (namespace: string, name: string): string =>
   `InferenceGateway default not found: ModelService ${namespace}/${name} has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)`;
 export const msgWaitingForGateway = 'Waiting for InferenceGateway default to publish an address (its Gateway API CRDs and Gateway are being installed)';
+
+/** Condition type set False only when an endpoint's rewritePath repeats its URL's path. */
+export const RewritePathsValid = 'RewritePathsValid';
+/** The warning for an endpoint whose rewritePath repeats its URL's path; `fix` is the URL path without its last segment. */
+export const msgRewriteRepeatsPath = (endpoint: string, url: string, rewrite: string, fix: string): string =>
+  `ModelEndpoint ${endpoint}: spec.rewritePath ${rewrite} repeats the path of spec.url ${url}, so a request for <service>/v1/... reaches the upstream as ${rewrite.replace(/\/?$/, '/')}v1/...; set rewritePath to ${fix}`;
+
+/** The path of a URL with one trailing slash, or undefined when it does not parse. */
+function urlPath(url: string): string | undefined {
+  try {
+    return new URL(url).pathname.replace(/\/*$/, '/');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Warnings for endpoints whose rewritePath repeats their URL's path, sorted by endpoint name. */
+export function repeatedRewrites(endpoints: readonly KubeObject[]): string[] {
+  const out: { name: string; message: string }[] = [];
+  for (const ep of endpoints) {
+    const url = String(getPath(ep, 'spec', 'url') ?? '');
+    const rewrite = getPath(ep, 'spec', 'rewritePath');
+    const path = urlPath(url);
+    if (typeof rewrite !== 'string' || path === undefined || path === '/' || rewrite.replace(/\/*$/, '/') !== path) continue;
+    const fix = path.replace(/[^/]+\/$/, '');
+    const name = ep.metadata?.name ?? '';
+    out.push({ name, message: msgRewriteRepeatsPath(name, url, rewrite, fix) });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((x) => x.message);
+}
 
 /** The control-plane Gateway every service route attaches to. */
 export const GATEWAY_REF = { name: 'modelplane', namespace: 'modelplane-system' } as const;
@@ -181,6 +217,11 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const waiting = all.filter((ep) => backendName(ep) === undefined).length;
   result.conditions.push(condition(EndpointsResolved, true, Reason.Resolved, msgMatched(all.length, waiting)));
+  const repeated = repeatedRewrites(all);
+  if (repeated.length > 0) {
+    result.conditions.push(condition(RewritePathsValid, false, 'RewriteRepeatsPath', repeated.join('; ')));
+    for (const m of repeated) result.results.push(warning(m));
+  }
 
   // The route attaches to the control-plane Gateway, whose Gateway API CRDs the InferenceGateway installs:
   // a new route waits for the gateway's address (it exists only once those CRDs and the Gateway are in place).

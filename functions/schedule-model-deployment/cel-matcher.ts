@@ -29,4 +29,5 @@ export const celMatcher: DeviceMatcher<CompiledSelector, CelDevice | DeviceError
   },
   device: (d) => prepareDevice(d as InferenceClassDevice),
   matches: (selector, device) => device.kind !== 'DeviceError' && matchDevice(selector, device).matched,
+  error: (selector, device) => (device.kind === 'DeviceError' ? device.message : matchDevice(selector, device).error),
 };

@@ -24,4 +24,10 @@ export interface DeviceMatcher<S = unknown, D = unknown> {
   device(device: PoolDevice): D;
   /** True only when `selector` evaluates to boolean true for `device`. */
   matches(selector: S, device: D): boolean;
+  /**
+   * Why `selector` errors on `device` (e.g. `no such key: sharingStrategy`),
+   * or undefined when it evaluates (true or false). Called only to explain a
+   * failed placement.
+   */
+  error?(selector: S, device: D): string | undefined;
 }

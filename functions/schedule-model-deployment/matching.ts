@@ -189,8 +189,9 @@ export class MatchTable {
 
   /**
    * Why no device takes `req`: the first selector index no device passes
-   * after passing the ones before it, or the count when some device passes
-   * them all. Evaluates CEL again, only on this failure path.
+   * after passing the ones before it (with the evaluation error of the first
+   * device it errors on, when it errors), or the count when some device
+   * passes them all. Evaluates CEL again, only on this failure path.
    */
   #why(cls: ClassState, req: CompiledRequest, remaining: readonly number[]): string {
     const cel = this.#cel(cls);
@@ -203,7 +204,17 @@ export class MatchTable {
       if (passed === req.programs.length) most = Math.max(most, remaining[di]!);
       furthest = Math.max(furthest, passed);
     });
-    if (furthest < req.programs.length) return `${req.spec.name}: no device satisfies selectors[${furthest}]`;
+    if (furthest < req.programs.length) {
+      // A selector that errors (a misspelt attribute: no such key) is said as such, not as "no device satisfies".
+      for (const [di, d] of cel.entries()) {
+        const error = this.#matcher.error?.(req.programs[furthest], d);
+        const passedBefore = req.programs.slice(0, furthest).every((p) => this.#matcher.matches(p, d));
+        if (error !== undefined && passedBefore) {
+          return `${req.spec.name}: selectors[${furthest}] failed on device ${cls.devices[di]?.name ?? `#${di}`}: ${error}`;
+        }
+      }
+      return `${req.spec.name}: no device satisfies selectors[${furthest}]`;
+    }
     return `${req.spec.name}: needs ${req.spec.count} devices per node, at most ${most} available`;
   }
 }

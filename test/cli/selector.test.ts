@@ -64,9 +64,10 @@ describe('modelplane selector', () => {
     });
   });
 
-  it('reports evaluation errors per device with matched null', async () => {
+  it('reports evaluation errors per device with matched null, and exits 4 (not a clean match)', async () => {
     const r = await run('device.attributes["gpu.nvidia.com"].cudaComputeCapability.isGreaterThan(semver("8.0.0"))', 'json');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toBe('modelplane selector: the selector failed on 2 of 3 devices (l4-1x-g6/gpu, l40s-1x-g6e/gpu)\n');
     expect(JSON.parse(r.stdout)).toEqual([
       { class: 'a16-1x', device: 'gpu', matched: true, error: null },
       { class: 'l4-1x-g6', device: 'gpu', matched: null, error: 'no such key: cudaComputeCapability' },

@@ -81,6 +81,36 @@ const cases: { name: string; reason: string; spec: JsonObject; want: ComposeResu
       requirements: {},
     },
   },
+  {
+    name: 'invalid-quantity',
+    reason: 'a capacity of 46GB (not a quantity) would match no selector silently: Accepted False InvalidQuantity, a Warning, not Ready',
+    spec: { devices: [{ name: 'gpu', driver: 'gpu.nvidia.com', deviceClassName: 'gpu.nvidia.com', capacity: { memory: { value: '46GB' } } }] },
+    want: {
+      resources: {},
+      status: {
+        devices: [{ name: 'gpu', driver: 'gpu.nvidia.com', deviceClassName: 'gpu.nvidia.com', capacity: { memory: { value: '46GB' } }, claim: 'DRA', count: 1 }],
+        multiNode: true,
+      },
+      ready: false,
+      conditions: [
+        {
+          type: 'Accepted',
+          status: 'False',
+          reason: 'InvalidQuantity',
+          message:
+            'spec.devices[0].capacity[memory].value: "46GB" is not a Kubernetes quantity (e.g. 46068Mi or 48G; units Ki Mi Gi Ti Pi Ei or k M G T P E); a selector comparing it matches no device',
+        },
+      ],
+      results: [
+        {
+          severity: 'Warning',
+          message:
+            'spec.devices[0].capacity[memory].value: "46GB" is not a Kubernetes quantity (e.g. 46068Mi or 48G; units Ki Mi Gi Ti Pi Ei or k M G T P E); a selector comparing it matches no device',
+        },
+      ],
+      requirements: {},
+    },
+  },
 ];
 
 describe('compose-inference-class', () => {

@@ -167,6 +167,7 @@ const cases: Case[] = [
     reason: 'classes not fetched yet: only the guard, no status, a Normal result (nothing observed to keep)',
     req: () => request(existing(), { required: { 'model-replicas': [replica('team-a', 'r1')] } }),
     want: {
+      ready: false,
       resources: { 'usage-replicas': { resource: guard(), ready: true } },
       conditions: [
         { type: 'ClusterReady', status: 'False', reason: 'WaitingForClasses', message: 'Waiting for InferenceClasses: gpu-l4' },
@@ -190,6 +191,7 @@ const cases: Case[] = [
       });
     },
     want: {
+      ready: false,
       resources: {
         ...icl1Resources(),
         'cluster-provider-config-kubernetes': { resource: expectedCpc('my-kubeconfig', 'kubeconfig'), ready: true },
@@ -349,6 +351,7 @@ const cases: Case[] = [
     reason: 'the reference warning; nothing observed is dropped',
     req: () => request(inferenceCluster({ source: 'Existing' }, [pool('l4-pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
     want: {
+      ready: false,
       resources: {},
       conditions: [
         {
@@ -367,6 +370,7 @@ const cases: Case[] = [
     reason: 'the reference warning, as a condition too',
     req: () => request({ apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', metadata: { name: IC }, spec: {} }),
     want: {
+      ready: false,
       resources: {},
       conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'spec.cluster is required' }],
       results: [{ severity: 'Warning', message: 'spec.cluster is required' }],

@@ -66,6 +66,7 @@ const cases: Case[] = [
         required: requiredClasses(classes.eksL4()),
       }),
     want: {
+      ready: false,
       resources: {},
       status: stdStatus([]),
       ...invalid(
@@ -223,6 +224,7 @@ const cases: Case[] = [
     reason: 'the EKSCluster XRD requires zones on GPU pools; say so instead of composing an XR the API server rejects',
     req: () => request(inferenceCluster(eks, [pool('l4-pool', 'gpu-l4-eks')]), { required: requiredClasses(classes.eksL4()) }),
     want: {
+      ready: false,
       resources: {},
       status: stdStatus([l4Pool]),
       ...invalid("spec.nodePools[0].zones is required when spec.cluster.source is EKS; list the pool's zones"),
@@ -237,6 +239,7 @@ const cases: Case[] = [
         required: requiredClasses(classes.aksH100()),
       }),
     want: {
+      ready: false,
       resources: {},
       status: stdStatus([{ name: 'gpu-h100', nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid('spec.nodePools[0].name gpu-h100 must match ^[a-z][a-z0-9]{0,11}$ when spec.cluster.source is AKS; rename the pool'),
@@ -252,6 +255,7 @@ const cases: Case[] = [
         { required: requiredClasses(classes.nebiusH100()) },
       ),
     want: {
+      ready: false,
       resources: {},
       status: stdStatus([{ name: 'h100', nodes: 2, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid(
@@ -266,6 +270,7 @@ const cases: Case[] = [
     req: () =>
       request(inferenceCluster({ source: 'GKE' }, [pool('l4-pool', 'gpu-l4', { zones: ['a'] })]), { required: requiredClasses(classes.gkeL4()) }),
     want: {
+      ready: false,
       resources: {},
       conditions: [
         { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'GKE configuration is required when source is GKE' },
@@ -279,6 +284,7 @@ const cases: Case[] = [
     reason: 'the reference warning for a source outside the enum',
     req: () => request(inferenceCluster({ source: 'OCI' }, [pool('l4-pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
     want: {
+      ready: false,
       resources: {},
       conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'unsupported cluster source: OCI' }],
       results: [{ severity: 'Warning', message: 'unsupported cluster source: OCI' }],

@@ -78,9 +78,9 @@ const cases: Case[] = [
   },
   {
     name: 'synthetic-nic-missing',
-    reason: 'a pool without the nic cannot take a member that requests it',
+    reason: 'a pool without the nic cannot take a member that requests it; the selector errors on the gpu (no such attribute), and the why-not says so',
     run: () => runSchedule({ deployment: with1(req(), req('nic', [ib])), clusters: one(pool()) }),
-    want: { candidates: [], refusals: { [a]: noMatch('nic: no device satisfies selectors[0]') } },
+    want: { candidates: [], refusals: { [a]: noMatch('nic: selectors[0] failed on device gpu: no such key: type') } },
   },
   {
     name: 'two-requests-one-device',

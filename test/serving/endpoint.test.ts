@@ -134,7 +134,7 @@ const cases: Case[] = [
   ...['not-a-url', 'https://host:abc'].map(
     (url): Case => ({
       name: `invalid url ${url}`,
-      reason: 'not routable: InvalidURL condition and Warning; nothing observed, so nothing composed',
+      reason: 'not routable: InvalidURL condition and Warning, not Ready; nothing observed, so nothing composed',
       req: () => request(xr(url)),
       want: {
         resources: {},
@@ -142,6 +142,7 @@ const cases: Case[] = [
         conditions: [{ type: 'RoutingReady', status: 'False', reason: 'InvalidURL', message: `Invalid spec.url: ${url}` }],
         results: [{ severity: 'Warning', message: `Invalid spec.url: ${url}` }],
         requirements: {},
+        ready: false,
       },
     }),
   ),

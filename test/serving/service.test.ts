@@ -92,6 +92,9 @@ const weighted = (
   };
 };
 
+const REPEATED =
+  'ModelEndpoint groq: spec.rewritePath /openai/v1/ repeats the path of spec.url https://api.groq.com/openai/v1, so a request for <service>/v1/... reaches the upstream as /openai/v1/v1/...; set rewritePath to /openai/';
+
 const cases: Case[] = [
   {
     name: 'one ready endpoint',
@@ -100,11 +103,11 @@ const cases: Case[] = [
       request(svc(), {
         required: {
           'inference-gateway': [inferenceGateway()],
-          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/v1/' })],
+          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/ml-team/r/' })],
         },
       }),
     want: {
-      resources: { httproute: { resource: route([ref('svc-1', 1, { rewrite: '/v1/' })]) } },
+      resources: { httproute: { resource: route([ref('svc-1', 1, { rewrite: '/ml-team/r/' })]) } },
       status: address,
       conditions: [resolved('Matched 1 endpoint(s)'), configuring],
       results: [],
@@ -182,12 +185,12 @@ const cases: Case[] = [
       request(svc(), {
         required: {
           'inference-gateway': [inferenceGateway()],
-          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/v1/' }), ep('ep-2', 'svc-2', { rewritePath: '/v1/' })],
+          'endpoints-0': [ep('ep-1', 'svc-1', { rewritePath: '/ml-team/r/' }), ep('ep-2', 'svc-2', { rewritePath: '/ml-team/r/' })],
         },
       }),
     want: {
       resources: {
-        httproute: { resource: route([ref('svc-1', 1, { rewrite: '/v1/' }), ref('svc-2', 1, { rewrite: '/v1/' })]) },
+        httproute: { resource: route([ref('svc-1', 1, { rewrite: '/ml-team/r/' }), ref('svc-2', 1, { rewrite: '/ml-team/r/' })]) },
       },
       status: address,
       conditions: [resolved('Matched 2 endpoint(s)'), configuring],
@@ -198,6 +201,34 @@ const cases: Case[] = [
   {
     name: 'different rewrites, https provider',
     reason: 'an https URL routes on 443 and each ref carries its own rewrite',
+    req: () =>
+      request(svc(), {
+        required: {
+          'inference-gateway': [inferenceGateway()],
+          'endpoints-0': [
+            ep('ep-1', 'svc-1', { rewritePath: '/ml-team/r-1/' }),
+            ep('groq', 'groq-svc', { url: 'https://api.groq.com/openai/v1', rewritePath: '/openai/' }),
+          ],
+        },
+      }),
+    want: {
+      resources: {
+        httproute: {
+          resource: route([
+            ref('svc-1', 1, { rewrite: '/ml-team/r-1/' }),
+            ref('groq-svc', 1, { port: 443, rewrite: '/openai/' }),
+          ]),
+        },
+      },
+      status: address,
+      conditions: [resolved('Matched 2 endpoint(s)'), configuring],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'a rewritePath repeating the URL path',
+    reason: 'Groq with /openai/v1/ would send /openai/v1/v1/...: routed as asked, with a Warning and RewritePathsValid False naming the fix',
     req: () =>
       request(svc(), {
         required: {
@@ -218,8 +249,12 @@ const cases: Case[] = [
         },
       },
       status: address,
-      conditions: [resolved('Matched 2 endpoint(s)'), configuring],
-      results: [],
+      conditions: [
+        resolved('Matched 2 endpoint(s)'),
+        { type: 'RewritePathsValid', status: 'False', reason: 'RewriteRepeatsPath', message: REPEATED },
+        configuring,
+      ],
+      results: [{ severity: 'Warning', message: REPEATED }],
       requirements: requirements({ app: 'test' }),
     },
   },

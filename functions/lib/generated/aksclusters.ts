@@ -65,6 +65,7 @@ export const AKSClusterNodePoolGpuSchema = z.strictObject({
 });
 
 /**
+ * Rule: `!has(self.maxNodeCount) || !has(self.nodeCount) || self.maxNodeCount >= self.nodeCount` (maxNodeCount must be at least nodeCount (the cloud refuses a node group whose ceiling is below its size); raise maxNodeCount or lower nodeCount.)
  * Rule: `has(self.vmSize) || has(self.className)` (vmSize is required unless className names the InferenceClass the pool comes from.)
  * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.vmSize))` (gpu is required when role is GPU, unless className names a class without an AKS VM size (the pool is then reported, not composed).)
  */

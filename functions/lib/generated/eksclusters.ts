@@ -77,6 +77,7 @@ export const EKSClusterNodePoolCapacityBlockSchema = z.strictObject({
 });
 
 /**
+ * Rule: `!has(self.maxNodeCount) || !has(self.nodeCount) || self.maxNodeCount >= self.nodeCount` (maxNodeCount must be at least nodeCount (the cloud refuses a node group whose ceiling is below its size); raise maxNodeCount or lower nodeCount.)
  * Rule: `has(self.instanceType) || has(self.className)` (instanceType is required unless className names the InferenceClass the pool comes from.)
  * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.instanceType))` (gpu is required when role is GPU, unless className names a class without an EKS instance type (the pool is then reported, not composed).)
  * Rule: `self.role != 'GPU' || has(self.zones)` (zones is required when role is GPU.)

@@ -297,15 +297,15 @@ export const InferenceClassDeviceAttributeSchema = z.strictObject({
 
 export interface InferenceClassDeviceCapacity {
   /**
-   * A Kubernetes quantity, e.g. 81559Mi.
-   * Constraints: minLength 1, maxLength 32.
+   * A Kubernetes quantity, e.g. 81559Mi (binary suffixes Ki Mi Gi Ti Pi Ei, decimal k M G T P E; 46GB is not one).
+   * Constraints: minLength 1, maxLength 32, pattern ^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$.
    */
   value: string;
 }
 
 /** zod schema of {@link InferenceClassDeviceCapacity}. */
 export const InferenceClassDeviceCapacitySchema = z.strictObject({
-  value: z.string().min(1).max(32),
+  value: z.string().min(1).max(32).regex(new RegExp('^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$')),
 });
 
 /** Rule: `self.claim != 'DRA' || has(self.deviceClassName)` (deviceClassName is required when claim is DRA) */

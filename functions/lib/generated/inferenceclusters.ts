@@ -275,6 +275,7 @@ export const InferenceClusterNodePoolFabricSchema = z.strictObject({
   infiniband: InferenceClusterNodePoolFabricInfinibandSchema.optional(),
 });
 
+/** Rule: `!has(self.maxNodeCount) || !has(self.nodeCount) || self.maxNodeCount >= self.nodeCount` (maxNodeCount must be at least nodeCount (the cloud refuses a node group whose ceiling is below its size); raise maxNodeCount or lower nodeCount.) */
 export interface InferenceClusterNodePool {
   /**
    * Pool name, a Kubernetes label value (AKS additionally requires ^[a-z][a-z0-9]{0,11}$).

@@ -81,6 +81,7 @@ export const NebiusClusterNodePoolFabricSchema = z.strictObject({
 });
 
 /**
+ * Rule: `!has(self.maxNodeCount) || !has(self.nodeCount) || self.maxNodeCount >= self.nodeCount` (maxNodeCount must be at least nodeCount (the cloud refuses a node group whose ceiling is below its size); raise maxNodeCount or lower nodeCount.)
  * Rule: `(has(self.platform) && has(self.preset)) || has(self.className)` (platform and preset are required unless className names the InferenceClass the pool comes from.)
  * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.platform))` (gpu is required when role is GPU, unless className names a class without a Nebius platform (the pool is then reported, not composed).)
  * Rule: `!has(self.minNodeCount) || has(self.maxNodeCount)` (maxNodeCount is required when minNodeCount is set.)

@@ -45,6 +45,7 @@ export const VultrClusterNodePoolGpuSchema = z.strictObject({
 });
 
 /**
+ * Rule: `!has(self.maxNodeCount) || !has(self.nodeCount) || self.maxNodeCount >= self.nodeCount` (maxNodeCount must be at least nodeCount (the cloud refuses a node group whose ceiling is below its size); raise maxNodeCount or lower nodeCount.)
  * Rule: `has(self.plan) || has(self.className)` (plan is required unless className names the InferenceClass the pool comes from.)
  * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.plan))` (gpu is required when role is GPU, unless className names a class without a Vultr plan (the pool is then reported, not composed).)
  * Rule: `!has(self.minNodeCount) || has(self.maxNodeCount)` (maxNodeCount is required when minNodeCount is set.)
