@@ -32,6 +32,7 @@ import {
   Severity,
   Status,
 } from '@crossplane-org/function-sdk-typescript';
+import { encodeRunFunctionRequest } from '../../functions/lib/wire/codec.js';
 import { type Condition, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
@@ -182,7 +183,7 @@ function sortKeys(v: unknown): unknown {
 /** SHA-256 (hex) of the request's encoding with map keys sorted: a stable tag. */
 export function requestTag(req: RunFunctionRequest): string {
   const canonical = sortKeys({ ...req, meta: undefined }) as RunFunctionRequest;
-  return createHash('sha256').update(RunFunctionRequest.encode(canonical).finish()).digest('hex');
+  return createHash('sha256').update(encodeRunFunctionRequest(canonical)).digest('hex');
 }
 
 function requirementsEqual(a: Requirements | undefined, b: Requirements | undefined): boolean {
