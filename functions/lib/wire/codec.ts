@@ -35,6 +35,7 @@ import type {
   State,
 } from '@crossplane-org/function-sdk-typescript';
 import { decodeStruct, MAX_JSON_DEPTH, Reader, setKey, WireDepthError, WireError } from './reader.js';
+import { transcodeStruct } from './transcode.js';
 import { Writer, writeStruct } from './writer.js';
 
 export { MAX_JSON_DEPTH, WireDepthError, WireError };
@@ -47,6 +48,10 @@ type ResponseMeta = NonNullable<RunFunctionResponse['meta']>;
 
 function struct(r: Reader, end: number, field: string): Json {
   const stop = r.delimited(end);
+  const start = r.pos;
+  const fast = transcodeStruct(r, stop);
+  if (fast !== undefined) return fast;
+  r.pos = start;
   try {
     return decodeStruct(r, stop);
   } catch (err) {
