@@ -8,10 +8,10 @@
 import * as grpc from '@grpc/grpc-js';
 import type { RunFunctionRequest, RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCompose } from '../../cli/functions.js';
-import { startServer } from '../../functions/lib/sdk.js';
-import { encodeRunFunctionRequest } from '../../functions/lib/wire/codec.js';
-import { RunFunctionService } from '../../functions/lib/wire/service.js';
+import { functionFolders, loadCompose } from '../../cli/functions.js';
+import { handler, startServer } from '../../functions/lib/sdk.js';
+import { encodeRunFunctionRequest, encodeRunFunctionResponse, MAX_JSON_DEPTH } from '../../functions/lib/wire/codec.js';
+import { deserializeRequest, RunFunctionService } from '../../functions/lib/wire/service.js';
 import { cluster, deployment, request } from '../../bench/scheduler-fleet.js';
 import { deepRequest } from '../helpers/wire-corpus.js';
 
@@ -113,5 +113,29 @@ describe('RunFunction over real gRPC with our codec', () => {
         'compose-inference-class: cannot decode the RunFunctionRequest: JSON nested deeper than 10000 levels (the nesting limit) at context.a.a.a.a.a.a.a.a.a.a... (9990 more)',
       ],
     ]);
+  });
+});
+
+describe(`every function at the nesting limit (${MAX_JSON_DEPTH} levels)`, () => {
+  it.each(functionFolders())('%s answers without an internal error (no recursion per level)', async (folder) => {
+    const run = handler(folder, await loadCompose(folder));
+    // the XR's spec and status and an observed resource's status nest exactly to the limit
+    const xr = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'X', metadata: { name: 'deep', namespace: 'ns' }, spec: { deep: nest(MAX_JSON_DEPTH - 2) }, status: { deep: nest(MAX_JSON_DEPTH - 2) } };
+    const observed = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, status: nest(MAX_JSON_DEPTH - 1) };
+    const req = deserializeRequest(
+      encodeRunFunctionRequest({
+        meta: { tag: 't', capabilities: [] },
+        observed: { composite: { resource: xr, connectionDetails: {}, ready: 0 }, resources: { c: { resource: observed, connectionDetails: {}, ready: 0 } } },
+        desired: { composite: undefined, resources: {} },
+        context: { deep: nest(MAX_JSON_DEPTH - 1) },
+        extraResources: {},
+        credentials: {},
+        requiredResources: {},
+        requiredSchemas: {},
+      }),
+    );
+    const rsp = run(req);
+    expect(rsp.results.filter((r) => /internal error|cannot decode/.test(r.message))).toEqual([]);
+    expect(encodeRunFunctionResponse(rsp).length).toBeGreaterThan(0);
   });
 });
