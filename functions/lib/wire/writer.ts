@@ -56,7 +56,8 @@ export class Writer {
     }
     const n = v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
     this.room(n);
-    let p = (this.pos -= n);
+    this.pos -= n;
+    let p = this.pos;
     const buf = this.buf;
     while (v >= 0x80) {
       buf[p++] = (v & 0x7f) | 0x80;
