@@ -1,6 +1,8 @@
 /**
- * The SDK adapter: the only module besides each function's `main.ts` that
- * touches protobuf, gRPC or `@crossplane-org/function-sdk-typescript`.
+ * The SDK adapter: with our RunFunction codec (./wire/: the protobuf bytes)
+ * and each function's `main.ts`, the only code that touches protobuf, gRPC or
+ * `@crossplane-org/function-sdk-typescript` (the source of the types and the
+ * service definition).
  *
  * - {@link decodeRequest} turns a RunFunctionRequest into a plain
  *   {@link ComposeRequest}; {@link encodeResponse} turns a
