@@ -11,12 +11,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import {
-  FunctionRunnerServiceService,
-  RunFunctionRequest,
-  RunFunctionResponse,
-} from '@crossplane-org/function-sdk-typescript';
+import type { RunFunctionRequest, RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { handler, type ComposeFn } from '../functions/lib/sdk.js';
+import {
+  decodeRunFunctionResponse,
+  encodeRunFunctionRequest,
+  encodeRunFunctionResponse,
+} from '../functions/lib/wire/codec.js';
+import { deserializeRequest, RunFunctionService } from '../functions/lib/wire/service.js';
 import { UserError } from './load.js';
 import { CODE_ROOT, COMPILED, REPO_ROOT } from './root.js';
 
@@ -97,8 +99,9 @@ export class DirectRuntime implements FunctionRuntime {
 
 /**
  * Runs our functions in this process, with requests and responses
- * round-tripped through protobuf encoding, so numbers become doubles and
- * undefined fields vanish exactly as they do over gRPC.
+ * round-tripped through protobuf encoding (our codec, the same bytes as the
+ * SDK's and the same decoder the gRPC servers use), so numbers become doubles
+ * and undefined fields vanish exactly as they do over gRPC.
  */
 export class InProcessRuntime extends DirectRuntime {
   protected override notOurs(name: string): UserError {
@@ -106,13 +109,13 @@ export class InProcessRuntime extends DirectRuntime {
   }
 
   override async run(name: string, req: RunFunctionRequest): Promise<RunFunctionResponse> {
-    const wireReq = RunFunctionRequest.decode(RunFunctionRequest.encode(req).finish());
+    const wireReq = deserializeRequest(encodeRunFunctionRequest(req));
     const rsp = await super.run(name, wireReq);
-    return RunFunctionResponse.decode(RunFunctionResponse.encode(rsp).finish());
+    return decodeRunFunctionResponse(encodeRunFunctionResponse(rsp));
   }
 }
 
-const Client = grpc.makeGenericClientConstructor(FunctionRunnerServiceService, 'FunctionRunnerService');
+const Client = grpc.makeGenericClientConstructor(RunFunctionService, 'FunctionRunnerService');
 type RawClient = InstanceType<typeof Client> & {
   runFunction(
     req: RunFunctionRequest,

@@ -32,6 +32,8 @@ import {
   Severity,
   Status,
 } from '@crossplane-org/function-sdk-typescript';
+import { encodeRunFunctionRequest } from '../../functions/lib/wire/codec.js';
+import { setKey } from '../../functions/lib/wire/reader.js';
 import { type Condition, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
@@ -167,22 +169,32 @@ export function resolveSelector(sel: ResourceSelector, pool: readonly KubeObject
   return sortByNamespacedName(pool.filter((o) => o.kind === sel.kind && groupOf(o.apiVersion) === group && inListSelector(o, sel)));
 }
 
+/**
+ * A copy of `v` with every object's keys sorted (as `Object.fromEntries` of
+ * the sorted keys orders them); byte arrays are kept. An explicit stack, not
+ * recursion: objects may nest 10,000 levels (functions/lib/wire).
+ */
 function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object' && !(v instanceof Uint8Array)) {
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as JsonObject)[k])]),
-    );
+  const stack: [unknown, JsonObject | unknown[]][] = [];
+  const copy = (x: unknown): unknown => {
+    if (!x || typeof x !== 'object' || x instanceof Uint8Array) return x;
+    const c: JsonObject | unknown[] = Array.isArray(x) ? [] : {};
+    stack.push([x, c]);
+    return c;
+  };
+  const root = copy(v);
+  while (stack.length > 0) {
+    const [src, dst] = stack.pop()!;
+    if (Array.isArray(src)) for (const x of src) (dst as unknown[]).push(copy(x));
+    else for (const k of Object.keys(src as JsonObject).sort()) setKey(dst as JsonObject, k, copy((src as JsonObject)[k]));
   }
-  return v;
+  return root;
 }
 
 /** SHA-256 (hex) of the request's encoding with map keys sorted: a stable tag. */
 export function requestTag(req: RunFunctionRequest): string {
   const canonical = sortKeys({ ...req, meta: undefined }) as RunFunctionRequest;
-  return createHash('sha256').update(RunFunctionRequest.encode(canonical).finish()).digest('hex');
+  return createHash('sha256').update(encodeRunFunctionRequest(canonical)).digest('hex');
 }
 
 function requirementsEqual(a: Requirements | undefined, b: Requirements | undefined): boolean {

@@ -14,11 +14,24 @@ import type { JsonObject } from './function.js';
  * field given as `null` then takes the XRD's default.
  */
 export function withoutNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(withoutNulls) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = withoutNulls(v);
-    return out as T;
+  // an explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire)
+  const stack: [unknown, JsonObject | unknown[]][] = [];
+  const copy = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    const c: JsonObject | unknown[] = Array.isArray(v) ? [] : {};
+    stack.push([v, c]);
+    return c;
+  };
+  const root = copy(value);
+  while (stack.length > 0) {
+    const [src, dst] = stack.pop()!;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
+    } else {
+      const out = dst as JsonObject;
+      for (const [k, v] of Object.entries(src as JsonObject)) if (v !== null && v !== undefined) out[k] = copy(v) as JsonObject[string];
+    }
   }
-  return value;
+  return root as T;
 }

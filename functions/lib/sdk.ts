@@ -1,6 +1,8 @@
 /**
- * The SDK adapter: the only module besides each function's `main.ts` that
- * touches protobuf, gRPC or `@crossplane-org/function-sdk-typescript`.
+ * The SDK adapter: with our RunFunction codec (./wire/: the protobuf bytes)
+ * and each function's `main.ts`, the only code that touches protobuf, gRPC or
+ * `@crossplane-org/function-sdk-typescript` (the source of the types and the
+ * service definition).
  *
  * - {@link decodeRequest} turns a RunFunctionRequest into a plain
  *   {@link ComposeRequest}; {@link encodeResponse} turns a
@@ -25,7 +27,6 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import {
   FunctionRunner,
-  FunctionRunnerServiceService,
   Ready,
   type Resource,
   type RunFunctionRequest,
@@ -44,6 +45,7 @@ import {
   type KubeObject,
   type ObservedResource,
 } from './function.js';
+import { RunFunctionService, undecodable } from './wire/service.js';
 
 export * from './function.js';
 
@@ -206,9 +208,25 @@ export function runCompose(name: string, compose: ComposeFn, req: ComposeRequest
   }
 }
 
-/** The full RunFunction of a core: decode, run (never throwing), encode. */
+/**
+ * The full RunFunction of a core: decode, run (never throwing), encode. A
+ * request the gRPC deserializer could not decode (functions/lib/wire/service.ts:
+ * malformed bytes, or JSON nested beyond the 10,000-level limit) is answered
+ * with a Fatal result `<name>: cannot decode the RunFunctionRequest: <why>`.
+ */
 export function handler(name: string, compose: ComposeFn): (req: RunFunctionRequest) => RunFunctionResponse {
-  return (req) => encodeResponse(req, runCompose(name, compose, decodeRequest(req)));
+  return (req) => {
+    const reason = undecodable(req);
+    if (reason !== undefined) {
+      return encodeResponse(req, {
+        resources: {},
+        conditions: [],
+        results: [fatal(`${name}: cannot decode the RunFunctionRequest: ${reason}`)],
+        requirements: {},
+      });
+    }
+    return encodeResponse(req, runCompose(name, compose, decodeRequest(req)));
+  };
 }
 
 /** Flags every function binary takes (crossplane.md §1.1). */
@@ -266,7 +284,8 @@ export function serverCredentials(flags: ServeFlags): grpc.ServerCredentials {
 }
 
 /**
- * Starts a gRPC server for a core and resolves with the server and the port
+ * Starts a gRPC server for a core, with our RunFunction codec
+ * (functions/lib/wire/) on the wire, and resolves with the server and the port
  * it is bound to (useful with `--address 127.0.0.1:0`).
  */
 export async function startServer(
@@ -284,7 +303,8 @@ export async function startServer(
     // would start without error and share its connections. Refuse instead.
     'grpc.so_reuseport': 0,
   });
-  server.addService(FunctionRunnerServiceService, {
+  // our codec (functions/lib/wire/codec.ts) as the serializers: one pass, no depth trap
+  server.addService(RunFunctionService, {
     runFunction: (
       call: grpc.ServerUnaryCall<RunFunctionRequest, RunFunctionResponse>,
       callback: grpc.sendUnaryData<RunFunctionResponse>,

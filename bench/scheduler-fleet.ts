@@ -1,0 +1,122 @@
+/**
+ * The generated fleet of the scheduler benchmark and the wire tests:
+ * InferenceClusters with 4 pools of 10 nodes over 4 GPU classes, each on an
+ * EFA fabric (so a gang can be placed)
+ * ({@link cluster}), a Leader + Worker gang ModelDeployment whose members use
+ * 3 distinct CEL selectors ({@link deployment}), the steady state of a
+ * scenario ({@link steady}) and its RunFunctionRequest ({@link request}).
+ */
+import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
+import type { JsonObject, KubeObject } from '../functions/lib/function.js';
+import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
+import { composeWith } from '../functions/schedule-model-deployment/compose.js';
+
+const API = 'modelplane.ai/v1alpha1';
+
+const SELECTORS = {
+  leader: 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0',
+  worker: [
+    'device.attributes["gpu.nvidia.com"].architecture == "Hopper"',
+    'device.attributes["gpu.nvidia.com"].cudaComputeCapability.isGreaterThan(semver("8.9.0"))',
+  ],
+};
+
+/** Four GPU classes as InferenceClass devices with defaults applied. */
+const CLASSES: JsonObject[][] = [
+  ['H100', 'Hopper', '81559Mi', '9.0.0'],
+  ['H200', 'Hopper', '143771Mi', '9.0.0'],
+  ['L40S', 'Ada Lovelace', '46068Mi', '8.9.0'],
+  ['L4', 'Ada Lovelace', '23034Mi', '8.9.0'],
+].map(([, arch, memory, cc]) => [
+  {
+    name: 'gpu',
+    claim: 'DRA',
+    driver: 'gpu.nvidia.com',
+    deviceClassName: 'gpu.nvidia.com',
+    count: 8,
+    attributes: { architecture: { string: arch }, cudaComputeCapability: { version: cc } },
+    capacity: { memory: { value: memory } },
+  },
+]);
+
+export function cluster(i: number): KubeObject {
+  const name = `cluster-${String(i).padStart(4, '0')}`;
+  return {
+    apiVersion: API,
+    kind: 'InferenceCluster',
+    metadata: { name, labels: { 'modelplane.ai/region': `r${i % 7}` } },
+    spec: { cluster: { source: 'EKS', eks: { region: 'us-east-1' } } },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }],
+      providerConfigRef: { name: `${name}-pc` },
+      namespace: 'modelplane-system',
+      gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
+      capabilities: { multiNodeFabric: 'EFA' },
+      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices })),
+    },
+  };
+}
+
+export function deployment(replicas: number): KubeObject {
+  const template = { spec: { containers: [{ name: 'engine', image: 'vllm/vllm-openai:v0.23.0', args: ['--model=Qwen/Qwen3-32B'] }] } };
+  return {
+    apiVersion: API,
+    kind: 'ModelDeployment',
+    metadata: { name: 'bench', namespace: 'ml-team' },
+    spec: {
+      replicas,
+      template: {
+        spec: {
+          engines: [
+            {
+              name: 'main',
+              members: [
+                { role: 'Leader', nodeSelector: { devices: [{ name: 'gpu', selectors: [{ cel: SELECTORS.leader }] }] }, template },
+                {
+                  role: 'Worker',
+                  worker: { nodes: 1 },
+                  nodeSelector: { devices: [{ name: 'gpu', selectors: SELECTORS.worker.map((cel) => ({ cel })) }] },
+                  template,
+                },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export interface Scenario {
+  xr: KubeObject;
+  clusters: KubeObject[];
+  replicas: KubeObject[];
+  observed: Record<string, KubeObject>;
+}
+
+/** The steady state: what the function composed on a fresh call, observed Ready. */
+export function steady(s: Scenario): Scenario {
+  const out = composeWith({ composite: s.xr, observed: {}, desired: {}, required: { clusters: s.clusters, 'all-replicas': [] }, context: {}, credentials: {} }, celMatcher);
+  const observed: Record<string, KubeObject> = {};
+  const replicas: KubeObject[] = [];
+  for (const [key, r] of Object.entries(out.resources)) {
+    const obj = { ...structuredClone(r.resource), status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] } };
+    observed[key] = obj;
+    replicas.push(obj);
+  }
+  return { ...s, replicas, observed };
+}
+
+export function request(s: Scenario): RunFunctionRequest {
+  const items = (objs: KubeObject[]) => ({ items: objs.map((o) => ({ resource: o, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) });
+  const resources: Record<string, { resource: KubeObject; connectionDetails: Record<string, Buffer>; ready: Ready }> = {};
+  for (const [k, o] of Object.entries(s.observed)) resources[k] = { resource: o, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
+  return RunFunctionRequest.fromPartial({
+    meta: { tag: 'bench' },
+    observed: { composite: { resource: s.xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources },
+    desired: { resources: {} },
+    context: {},
+    requiredResources: { clusters: items(s.clusters), 'all-replicas': items(s.replicas) },
+  });
+}
+
