@@ -92,9 +92,12 @@ export class PoolCapacity {
   /** Devices charged per device entry, summed over nodes. */
   usedDevices(): number[] {
     const out = this.perNode.map(() => 0);
-    for (const n of this.#used) n.forEach((free, i) => (out[i]! += this.perNode[i]! - free));
-    const whole = this.usedNodes - this.#used.length;
-    if (whole > 0) this.perNode.forEach((c, i) => (out[i]! += c * whole));
+    const whole = Math.max(0, this.usedNodes - this.#used.length);
+    for (let i = 0; i < out.length; i++) {
+      let n = this.perNode[i]! * whole;
+      for (const node of this.#used) n += this.perNode[i]! - node[i]!;
+      out[i] = n;
+    }
     return out;
   }
 

@@ -74,8 +74,12 @@ const placement = (c: string, i: number, name: string, ready = false) => ({
   cluster: c,
   index: i,
   ready,
+  role: 'current',
   engines: [{ name: 'main', pool: 'default' }],
 });
+
+/** Progressing when nothing is in motion (issue 16). */
+const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToDate', message: 'Every replica runs the current spec' } as const;
 
 const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
@@ -112,6 +116,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -127,6 +132,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -161,9 +167,10 @@ const cases: Case[] = [
           type: 'ReplicasScheduled',
           status: 'False',
           reason: 'InsufficientCapacity',
-          message: '0 of 1 replicas scheduled; 1 cluster: 1 insufficient nodes in pool default (needs 1, 0 free)',
+          message: '0 of 1 replicas scheduled; 1 cluster: 1 pool default: needs 1 gpu on one node, 0 free',
         },
         { type: 'ReplicasReady', status: 'False', reason: 'NoReplicasScheduled' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -182,6 +189,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -200,6 +208,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -216,6 +225,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -231,6 +241,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-b' }],
       requirements: REQS,
@@ -247,6 +258,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'True', reason: 'ModelCacheResolved' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -281,6 +293,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheUnresolved', message: 'Waiting for ModelCache qwen' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'InsufficientCapacity', message: '0 of 1 replicas scheduled; Waiting for ModelCache qwen' },
         { type: 'ReplicasReady', status: 'False', reason: 'NoReplicasScheduled' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -300,6 +313,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheNotFound', message: 'ModelCache qwen not found; holding replica placement' },
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Warning', message: 'ModelCache qwen not found; holding replica placement' }],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -321,6 +335,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 2 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 2 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -346,6 +361,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -367,6 +383,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
