@@ -5,9 +5,13 @@
  * of 1, 10 and 100 replicas: a Leader + Worker gang whose members use 3
  * distinct CEL selectors.
  *
- * Two scenarios per size: `fresh` (nothing placed yet: every replica is
- * filled) and `steady` (every replica exists, observed Ready: retain only,
- * endpoints composed), the call Crossplane repeats every poll.
+ * Three scenarios per size: `fresh` (nothing placed yet: every replica is
+ * filled), `steady` (every replica exists, observed Ready: retain only,
+ * endpoints composed), the call Crossplane repeats every poll, and
+ * `rollout` (8-GPU pools, single-GPU replicas packed by devices, every
+ * replica of the previous engine Ready and retiring, maxSurge 25%: the call
+ * keeps them all and places the surge). Clusters publish an EFA fabric so
+ * the gang places.
  *
  * Printed per size: end-to-end p50/p95 (ms, from sending the encoded request
  * to receiving the encoded response: the function's gRPC server, protobuf
@@ -38,7 +42,8 @@ import { readFleet, readReplicas } from '../functions/schedule-model-deployment/
 import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
 
 const API = 'modelplane.ai/v1alpha1';
-const FLEETS = [10, 100, 1000];
+/** `SCHEDULER_BENCH_FLEETS=1000` (comma-separated) runs only those fleet sizes. */
+const FLEETS = (process.env['SCHEDULER_BENCH_FLEETS'] ?? '10,100,1000').split(',').map(Number);
 const REPLICAS = [1, 10, 100];
 
 const SELECTORS = {
@@ -79,7 +84,8 @@ function cluster(i: number): KubeObject {
       providerConfigRef: { name: `${name}-pc` },
       namespace: 'modelplane-system',
       gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
-      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, devices })),
+      capabilities: { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: 'EFA', nodeAutoscaling: 'None', gpuStack: 'Composed' },
+      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices })),
     },
   };
 }
@@ -108,6 +114,29 @@ function deployment(replicas: number): KubeObject {
               ],
             },
           ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A single-GPU Standalone deployment (packed onto the 8-GPU nodes by
+ * devices) whose engine is now `next`: every existing replica runs engine
+ * `main` and must move, so the call is a rollout in progress (maxSurge 25%).
+ */
+function rolloutDeployment(replicas: number, engineName: string): KubeObject {
+  const template = { spec: { containers: [{ name: 'engine', image: 'vllm/vllm-openai:v0.23.0', args: ['--model=Qwen/Qwen3-8B'] }] } };
+  return {
+    apiVersion: API,
+    kind: 'ModelDeployment',
+    metadata: { name: 'bench', namespace: 'ml-team' },
+    spec: {
+      replicas,
+      strategy: { rollingUpdate: { maxSurge: '25%' } },
+      template: {
+        spec: {
+          engines: [{ name: engineName, members: [{ role: 'Standalone', nodeSelector: { devices: [{ name: 'gpu', selectors: [{ cel: SELECTORS.leader }] }] }, template }] }],
         },
       },
     },
@@ -241,12 +270,13 @@ export default async function (): Promise<void> {
   const p50 = new Map<string, number>();
   try {
     process.stdout.write('scenario  clusters replicas  placed   e2e p50   e2e p95  fn CPU/call  schedule() p50   (ms)\n');
-    for (const mode of ['fresh', 'steady'] as const) {
+    for (const mode of ['fresh', 'steady', 'rollout'] as const) {
       for (const n of FLEETS) {
         const clusters = Array.from({ length: n }, (_, i) => cluster(i));
         for (const r of REPLICAS) {
           let s: Scenario = { xr: deployment(r), clusters, replicas: [], observed: {} };
           if (mode === 'steady') s = steady(s);
+          if (mode === 'rollout') s = { ...steady({ xr: rolloutDeployment(r, 'main'), clusters, replicas: [], observed: {} }), xr: rolloutDeployment(r, 'next') };
           const iterations = n >= 1000 ? 20 : 50;
           const { times, cpu, rsp } = await timeGrpc(client, child.pid!, request(s), iterations);
           const placed = Object.keys(rsp.desired?.resources ?? {}).filter((k) => k.startsWith('replica-')).length;
@@ -260,7 +290,8 @@ export default async function (): Promise<void> {
     }
     const mem = vm(child.pid!);
     process.stdout.write(`function RSS: ${mem.rss.toFixed(0)} MiB now, ${mem.hwm.toFixed(0)} MiB peak (target <= 200 MB)\n`);
-    for (const mode of ['fresh', 'steady']) {
+    for (const mode of ['fresh', 'steady', 'rollout']) {
+      if (!p50.has(`${mode}/1000/100`) || !p50.has(`${mode}/100/100`)) continue;
       const ratio = p50.get(`${mode}/1000/100`)! / p50.get(`${mode}/100/100`)!;
       process.stdout.write(`${mode}: 100 -> 1,000 clusters at 100 replicas, e2e p50 ratio ${ratio.toFixed(1)} (target <= 12)\n`);
     }

@@ -60,7 +60,7 @@ describe('make before break: a shape change that fits', () => {
     expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.resources['replica-cluster-a-0']!.resource).toEqual({ apiVersion: old.apiVersion, kind: old.kind, metadata: old.metadata, spec: old['spec'] });
     expect((out.resources['replica-cluster-b-0']!.resource['spec'] as JsonObject)['engines']).toHaveLength(2);
-    expect((out.status['placements'] as JsonObject[]).map((p) => [p['cluster'], p['index'], p['role'], p['ready']])).toEqual([
+    expect((out.status!['placements'] as JsonObject[]).map((p) => [p['cluster'], p['index'], p['role'], p['ready']])).toEqual([
       [a, 0, 'retiring', true],
       [b, 0, 'surge', false],
     ]);
@@ -119,7 +119,7 @@ describe('make before break: a shape change that fits nowhere', () => {
       message: `Rollout held: keeping 2 replicas of the previous spec running; ${why}`,
     });
     expect(cond(out, 'ReplicasReady')).toMatchObject({ status: 'True', message: '2 of 2 ready' });
-    expect((out.status['placements'] as JsonObject[]).map((p) => p['role'])).toEqual(['retiring', 'retiring']);
+    expect((out.status!['placements'] as JsonObject[]).map((p) => p['role'])).toEqual(['retiring', 'retiring']);
   });
 });
 
