@@ -13,10 +13,18 @@
  *   Warning naming the field). On every path that is not "done", the observed
  *   children are passed through as desired, so nothing running is deleted
  *   because of a transient or user error (spec/README.md items 2 and 3).
- * - Replicas go away only because the spec asks for fewer, or because they no
- *   longer fit where they are and are re-placed (scheduling.ts).
+ * - Make before break (issue 16, spec/README.md item 11): a replica that
+ *   must move stays composed exactly as it runs (its observed spec), with
+ *   its endpoint while Ready, until a Ready replacement exists; replicas go
+ *   away only because the spec asks for fewer, a Ready replacement exists or
+ *   their cluster is gone or not Ready (scheduling.ts). `status.placements[]`
+ *   carries each replica's `role` (current, surge, retiring).
  * - Conditions in order: ModelCacheResolved (only with a cache),
- *   ReplicasScheduled, ReplicasReady.
+ *   ReplicasScheduled, ReplicasReady, Progressing (when scheduled:
+ *   ReplicasUpToDate, RollingUpdate, or False/RolloutBlocked when the current
+ *   spec fits nowhere and the previous replicas are kept).
+ * - The XR is Ready only when `replicas` replicas run the current spec and
+ *   every placed replica is Ready (a rollout in progress is not Ready).
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
