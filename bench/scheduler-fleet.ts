@@ -4,7 +4,8 @@
  * EFA fabric (so a gang can be placed)
  * ({@link cluster}), a Leader + Worker gang ModelDeployment whose members use
  * 3 distinct CEL selectors ({@link deployment}), the steady state of a
- * scenario ({@link steady}) and its RunFunctionRequest ({@link request}).
+ * scenario ({@link steady}), a rollout in progress ({@link rolloutDeployment})
+ * and its RunFunctionRequest ({@link request}).
  */
 import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
@@ -51,7 +52,7 @@ export function cluster(i: number): KubeObject {
       providerConfigRef: { name: `${name}-pc` },
       namespace: 'modelplane-system',
       gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
-      capabilities: { multiNodeFabric: 'EFA' },
+      capabilities: { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: 'EFA', nodeAutoscaling: 'None', gpuStack: 'Composed' },
       gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices })),
     },
   };
@@ -81,6 +82,29 @@ export function deployment(replicas: number): KubeObject {
               ],
             },
           ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A single-GPU Standalone deployment (packed onto the 8-GPU nodes by
+ * devices) whose engine is now `next`: every existing replica runs engine
+ * `main` and must move, so the call is a rollout in progress (maxSurge 25%).
+ */
+export function rolloutDeployment(replicas: number, engineName: string): KubeObject {
+  const template = { spec: { containers: [{ name: 'engine', image: 'vllm/vllm-openai:v0.23.0', args: ['--model=Qwen/Qwen3-8B'] }] } };
+  return {
+    apiVersion: API,
+    kind: 'ModelDeployment',
+    metadata: { name: 'bench', namespace: 'ml-team' },
+    spec: {
+      replicas,
+      strategy: { rollingUpdate: { maxSurge: '25%' } },
+      template: {
+        spec: {
+          engines: [{ name: engineName, members: [{ role: 'Standalone', nodeSelector: { devices: [{ name: 'gpu', selectors: [{ cel: SELECTORS.leader }] }] }, template }] }],
         },
       },
     },

@@ -5,9 +5,13 @@
  * of 1, 10 and 100 replicas: a Leader + Worker gang whose members use 3
  * distinct CEL selectors.
  *
- * Two scenarios per size: `fresh` (nothing placed yet: every replica is
- * filled) and `steady` (every replica exists, observed Ready: retain only,
- * endpoints composed), the call Crossplane repeats every poll.
+ * Three scenarios per size: `fresh` (nothing placed yet: every replica is
+ * filled), `steady` (every replica exists, observed Ready: retain only,
+ * endpoints composed), the call Crossplane repeats every poll, and
+ * `rollout` (8-GPU pools, single-GPU replicas packed by devices, every
+ * replica of the previous engine Ready and retiring, maxSurge 25%: the call
+ * keeps them all and places the surge). Clusters publish an EFA fabric so
+ * the gang places.
  *
  * Printed per size: end-to-end p50/p95 (ms, from sending the encoded request
  * to receiving the encoded response: the function's gRPC server, protobuf
@@ -35,12 +39,13 @@ import * as grpc from '@grpc/grpc-js';
 import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
 import { decodeRunFunctionRequest, decodeRunFunctionResponse, encodeRunFunctionRequest, encodeRunFunctionResponse } from '../functions/lib/wire/codec.js';
-import { cluster, deployment, request, type Scenario, steady } from './scheduler-fleet.js';
+import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
 import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
 
-const FLEETS = [10, 100, 1000];
+/** `SCHEDULER_BENCH_FLEETS=1000` (comma-separated) runs only those fleet sizes. */
+const FLEETS = (process.env['SCHEDULER_BENCH_FLEETS'] ?? '10,100,1000').split(',').map(Number);
 const REPLICAS = [1, 10, 100];
 
 function pct(xs: number[], p: number): number {
@@ -187,12 +192,13 @@ export default async function (): Promise<void> {
   let biggest: { req: RunFunctionRequest; rsp: RunFunctionResponse } | undefined;
   try {
     process.stdout.write('scenario  clusters replicas  placed  req MB   e2e p50   e2e p95  fn CPU/call  schedule() p50   (ms)\n');
-    for (const mode of ['fresh', 'steady'] as const) {
+    for (const mode of ['fresh', 'steady', 'rollout'] as const) {
       for (const n of FLEETS) {
         const clusters = Array.from({ length: n }, (_, i) => cluster(i));
         for (const r of REPLICAS) {
           let s: Scenario = { xr: deployment(r), clusters, replicas: [], observed: {} };
           if (mode === 'steady') s = steady(s);
+          if (mode === 'rollout') s = { ...steady({ xr: rolloutDeployment(r, 'main'), clusters, replicas: [], observed: {} }), xr: rolloutDeployment(r, 'next') };
           const iterations = n >= 1000 ? 20 : 50;
           const req = request(s);
           const size = encodeRunFunctionRequest(req).length / 1e6;
@@ -209,7 +215,8 @@ export default async function (): Promise<void> {
     }
     const mem = vm(child.pid!);
     process.stdout.write(`function RSS: ${mem.rss.toFixed(0)} MiB now, ${mem.hwm.toFixed(0)} MiB peak over every size up to 1,000 clusters (target <= 150 MiB); idle ${idle.rss.toFixed(0)} MiB\n`);
-    for (const mode of ['fresh', 'steady']) {
+    for (const mode of ['fresh', 'steady', 'rollout']) {
+      if (!p50.has(`${mode}/1000/100`) || !p50.has(`${mode}/100/100`)) continue;
       const ratio = p50.get(`${mode}/1000/100`)! / p50.get(`${mode}/100/100`)!;
       process.stdout.write(`${mode}: 100 -> 1,000 clusters at 100 replicas, e2e p50 ratio ${ratio.toFixed(1)} (target <= 10)\n`);
     }

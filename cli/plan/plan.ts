@@ -56,6 +56,13 @@ export interface PlanOptions {
   state?: KubeObject[];
   /** Addresses of the current fleet by owner (`namespace/name` of the Object), kept (state.ts loadState). */
   addresses?: [string, string][];
+  /**
+   * Changes applied after the plan converged, one after the other, each then
+   * reconciled until it converges: the manifests under each entry's paths, as
+   * `kubectl apply` of an edit (an object that exists keeps its status and
+   * metadata; its spec is replaced). For "what happens when I change this".
+   */
+  changes?: string[][];
 }
 
 /** Everything a plan produced. */
@@ -206,6 +213,21 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     }
   };
 
+  // `kubectl apply` of an edited manifest: the spec is replaced, status and server-set metadata stay.
+  const applyEdit = (objects: KubeObject[]) => {
+    for (const o of objects) {
+      const ns = !scopeOf(groupOf(o.apiVersion), o.kind) && !o.metadata?.namespace ? 'default' : o.metadata?.namespace;
+      const existing = store.get(keyOf({ ...o, metadata: { ...(o.metadata ?? {}), ...(ns ? { namespace: ns } : {}) } }));
+      if (existing === undefined) {
+        apply([o]);
+        continue;
+      }
+      const edited: KubeObject = { ...existing, ...o, metadata: { ...(existing.metadata ?? {}), ...(o.metadata ?? {}) } };
+      if (existing['status'] !== undefined) edited['status'] = existing['status'];
+      store.put(normaliseSecret(edited));
+    }
+  };
+
   const runPhase = async (phase: string, limit = maxRounds): Promise<boolean> => {
     for (let i = 0; i < limit; i++) {
       round++;
@@ -270,6 +292,13 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
       apply(classified.developer);
       observe();
       converged = (await runPhase('models')) && platformConverged;
+    }
+    for (const [i, paths] of (opts.changes ?? []).entries()) {
+      const changed = classify(loadManifests(...paths), registry);
+      classified.invalid.push(...changed.invalid);
+      classified.skipped.push(...changed.skipped);
+      applyEdit([...changed.platform, ...changed.developer]);
+      converged = (await runPhase(`change ${i + 1}`)) && converged;
     }
   } finally {
     if (!opts.runtime) await runtime.close();

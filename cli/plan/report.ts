@@ -8,6 +8,8 @@
  */
 import { conditionStatus, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { InvalidInput, PlanResult } from './plan.js';
+import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
+import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import { controllerUid } from './store.js';
 
 /** A pool of a cluster, with the nodes replicas use. */
@@ -16,8 +18,10 @@ export interface PoolReport {
   className: string | null;
   /** Nodes the pool publishes (status.gpuPools[].nodes). */
   nodes: number;
-  /** Nodes charged by every placed ModelReplica on this pool. */
+  /** Nodes holding at least one device of a placed ModelReplica, its pods packed by devices as the scheduler packs them. */
   usedNodes: number;
+  /** Devices claimed on this pool by placed ModelReplicas (whole-node pods count every device of their node). */
+  usedDevices: number;
   /** The multi-node fabric the pool is on (status.gpuPools[].fabric): EFA, InfiniBand, or null. */
   fabric: string | null;
 }
@@ -139,19 +143,17 @@ const arr = (v: unknown): JsonObject[] => (Array.isArray(v) ? (v as JsonObject[]
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** Nodes a ModelReplica charges per (cluster, pool): pods × copies for members that claim devices. */
-export function replicaNodeCost(replica: KubeObject): Map<string, number> {
-  const spec = obj(replica['spec']);
-  const cluster = String(spec['clusterName'] ?? '');
-  const out = new Map<string, number>();
-  for (const engine of arr(spec['engines'])) {
-    const copies = typeof engine['copies'] === 'number' ? engine['copies'] : 1;
-    for (const m of arr(engine['members'])) {
-      if (arr(m['deviceRequests']).length === 0) continue;
-      const pods = m['role'] === 'Worker' && typeof obj(m['worker'])['nodes'] === 'number' ? (obj(m['worker'])['nodes'] as number) : 1;
-      const key = `${cluster}/${String(m['nodePoolName'] ?? '')}`;
-      out.set(key, (out.get(key) ?? 0) + pods * copies);
-    }
+/**
+ * What placed ModelReplicas use per `cluster/pool`: the scheduler's own
+ * capacity accounting (functions/schedule-model-deployment/capacity.ts) over
+ * every replica, so plan reports what the scheduler charges.
+ */
+export function poolUsage(clusters: readonly KubeObject[], replicas: readonly KubeObject[]): Map<string, { nodes: number; devices: number }> {
+  const fleet = readFleet(clusters);
+  const capacity = buildCapacity(fleet.clusters, readReplicas(replicas), () => true);
+  const out = new Map<string, { nodes: number; devices: number }>();
+  for (const [cluster, pools] of capacity) {
+    for (const p of pools) out.set(`${cluster}/${p.pool.name}`, { nodes: p.usedNodes, devices: p.usedDevices().reduce((a, b) => a + b, 0) });
   }
   return out;
 }
@@ -195,8 +197,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
   const all = result.store.all();
   const ofKind = (kind: string) => sortByNamespacedName(all.filter((o) => o.kind === kind && o.apiVersion.startsWith('modelplane.ai/')));
   const replicas = ofKind('ModelReplica');
-  const used = new Map<string, number>();
-  for (const r of replicas) for (const [k, n] of replicaNodeCost(r)) used.set(k, (used.get(k) ?? 0) + n);
+  const used = poolUsage(ofKind('InferenceCluster'), replicas);
 
   const clusters: ClusterReport[] = ofKind('InferenceCluster').map((c) => {
     const name = c.metadata?.name ?? '';
@@ -213,7 +214,8 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
         name: String(p['name']),
         className: classes.get(String(p['name'])) ?? null,
         nodes: num(p['nodes']),
-        usedNodes: used.get(`${name}/${String(p['name'])}`) ?? 0,
+        usedNodes: used.get(`${name}/${String(p['name'])}`)?.nodes ?? 0,
+        usedDevices: used.get(`${name}/${String(p['name'])}`)?.devices ?? 0,
         fabric: str(p['fabric']),
       })),
       capabilities:
@@ -253,7 +255,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
           })),
         };
       }),
-      conditions: conditions(d, ['ModelCacheResolved', 'ReplicasScheduled', 'ReplicasReady', 'ColdStartWithinBar', 'Ready']),
+      conditions: conditions(d, ['ModelCacheResolved', 'ReplicasScheduled', 'ReplicasReady', 'Progressing', 'ColdStartWithinBar', 'Ready']),
       coldStart: coldStartReport(d),
     };
   });

@@ -145,6 +145,8 @@ export interface InferenceClass {
   provisioning: Record<string, JsonObject | undefined>;
   /** The class's devices with XRD defaults applied, in spec order. */
   devices: InferenceClassDevice[];
+  /** `spec.exclusive`: a claiming pod takes a whole node (issue 16). */
+  exclusive: boolean;
 }
 
 /** Result of {@link readInferenceClass}. */
@@ -166,7 +168,7 @@ export function readInferenceClass(obj: KubeObject): ReadClass {
     const b = spec.provisioning?.[block];
     if (b) provisioning[block] = structuredClone(b) as unknown as JsonObject;
   }
-  const cls: InferenceClass = { name, provisioning, devices: spec.devices as InferenceClassDevice[] };
+  const cls: InferenceClass = { name, provisioning, devices: spec.devices as InferenceClassDevice[], exclusive: spec.exclusive === true };
   if (spec.provisioning) cls.provider = spec.provisioning.provider;
   return { ok: true, cls };
 }

@@ -59,6 +59,7 @@ export function gpuPools(source: Source, pools: readonly NodePool[], classes: Re
       nodes: pool.maxNodeCount ? pool.maxNodeCount : pool.nodeCount,
       devices: cls.devices.map((d) => structuredClone(d) as unknown as JsonObject),
     };
+    if (cls.exclusive) entry['exclusive'] = true;
     const fabric = poolFabric(source, pool);
     if (fabric) entry['fabric'] = fabric;
     out.push(entry);

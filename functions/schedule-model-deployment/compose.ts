@@ -13,12 +13,21 @@
  *   Warning naming the field). On every path that is not "done", the observed
  *   children are passed through as desired, so nothing running is deleted
  *   because of a transient or user error (spec/README.md items 2 and 3).
- * - Replicas go away only because the spec asks for fewer, or because they no
- *   longer fit where they are and are re-placed (scheduling.ts).
+ * - Make before break (issue 16, spec/README.md item 11): a replica that
+ *   must move stays composed exactly as it runs (its observed spec), with
+ *   its endpoint while Ready, until a Ready replacement exists; replicas go
+ *   away only because the spec asks for fewer, a Ready replacement exists or
+ *   their cluster is gone or not Ready (scheduling.ts). `status.placements[]`
+ *   carries each replica's `role` (current, surge, retiring).
  * - Conditions in order: ModelCacheResolved (only with a cache),
- *   ReplicasScheduled, ReplicasReady, ColdStartWithinBar (only with
- *   serving.readyWithin, once placed; coldstart.ts).
- * - `status.coldStart` aggregates the placed replicas' measured cold starts.
+ *   ReplicasScheduled, ReplicasReady, Progressing (when scheduled:
+ *   ReplicasUpToDate, RollingUpdate, or False/RolloutBlocked when the current
+ *   spec fits nowhere and the previous replicas are kept), ColdStartWithinBar
+ *   (only with serving.readyWithin, once placed; coldstart.ts).
+ * - `status.coldStart` aggregates the measured cold starts of the replicas
+ *   at the current spec.
+ * - The XR is Ready only when `replicas` replicas run the current spec and
+ *   every placed replica is Ready (a rollout in progress is not Ready).
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
@@ -63,7 +72,10 @@ import {
   MSG_SCALED_TO_ZERO,
   MSG_WAITING_FLEET,
   msgHeld,
+  msgKeptPrevious,
+  msgRolling,
   msgScheduledEvent,
+  progressingCondition,
   msgUnscheduled,
   REASON,
   readyCondition,
@@ -150,14 +162,15 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     const message = msgInvalidSelectors(outcome.errors);
     return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidNodeSelector, message), warning(message));
   }
-  const candidates = outcome.candidates;
+  const { candidates, rollout } = outcome;
+  const atSpec = candidates.filter((c) => c.role !== 'retiring');
 
-  // Children (model-side.md §2.2, §2.3).
+  // Children (model-side.md §2.2, §2.3); a retiring replica stays exactly as it runs.
   const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
   for (const c of candidates) {
     const observed = req.observed[replicaKey(c)]?.resource;
-    const ready = isReady(observed);
-    const replica: DesiredResource = { resource: composeReplica(d, c) };
+    const ready = isReady(observed) || (observed === undefined && c.ready);
+    const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
     placements.push({ name: replicaName(d, c), candidate: c, ready });
@@ -171,20 +184,25 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
-  if (candidates.length < d.replicas) {
+  const kept = rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '';
+  if (atSpec.length < d.replicas && fill && rollout.short === 0) {
+    // Held back by the surge bound, not by capacity.
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring)));
+  } else if (atSpec.length < d.replicas) {
     const message = fill
-      ? msgUnscheduled(candidates.length, d.replicas, fleet.clusters.length, outcome.refusals)
-      : msgHeld(candidates.length, d.replicas, held);
-    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.InsufficientCapacity, message));
+      ? msgUnscheduled(atSpec.length, d.replicas, fleet.clusters.length, outcome.refusals)
+      : msgHeld(atSpec.length, d.replicas, held);
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.InsufficientCapacity, message + kept));
   } else if (!anyObserved) {
     result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.Scheduling));
   } else {
-    result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${candidates.length} of ${d.replicas} replicas`));
+    result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${atSpec.length} of ${d.replicas} replicas${kept}`));
   }
   result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
-  // The cold-start bar (coldstart.ts): measured by the replicas, aggregated here.
+  result.conditions.push(progressingCondition(rollout, atSpec.length, d, fleet.clusters.length, outcome.refusals));
+  // The cold-start bar (coldstart.ts): measured by the replicas at the current spec, aggregated here.
   const cold = coldStart({
-    replicas: candidates.map((c) => req.observed[replicaKey(c)]?.resource),
+    replicas: atSpec.map((c) => req.observed[replicaKey(c)]?.resource),
     fromCache: d.cacheRef !== undefined,
     sizeGiB: cache.state === 'present' ? cache.sizeGiB : undefined,
     readyWithin: d.readyWithin,
@@ -192,9 +210,22 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   if (cold.status['replicas'] !== 0 || d.readyWithin !== undefined) result.status['coldStart'] = cold.status;
   if (cold.condition) result.conditions.push(cold.condition);
   if (candidates.length > 0 && !anyObserved) result.results.push(normal(msgScheduledEvent(candidates)));
-  // Ready means serving what was asked: every desired replica placed and Ready (partial is not Ready).
-  readyOnlyIfServing(result, candidates.length >= d.replicas && placements.length > 0 && placements.every((p) => p.ready));
+  // Ready means serving what was asked: every desired replica placed at the current spec and Ready (partial is not Ready).
+  readyOnlyIfServing(result, atSpec.length >= d.replicas && placements.length > 0 && placements.every((p) => p.ready));
   return result;
+}
+
+/**
+ * A retiring replica as it runs: its observed apiVersion, kind, name,
+ * namespace, labels and spec (status and server-set metadata dropped), so
+ * Crossplane keeps it unchanged until it goes.
+ */
+function asRunning(obj: KubeObject): KubeObject {
+  const m = obj.metadata ?? {};
+  const metadata: KubeObject['metadata'] = { name: m.name ?? '' };
+  if (m.namespace !== undefined) metadata.namespace = m.namespace;
+  if (m.labels !== undefined) metadata.labels = { ...m.labels };
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata, spec: structuredClone(obj['spec'] ?? {}) };
 }
 
 /** Declares the `clusters` and `all-replicas` requirements. */
@@ -248,6 +279,8 @@ function keep(
         index: o.index,
         gatewayAddress: '',
         retained: true,
+        role: 'current',
+        ready: isReady(r),
         engines: o.engines.map((e) => ({
           name: e.name,
           members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })),

@@ -39,6 +39,57 @@ export interface DeploymentSpec {
   readyWithin?: string;
   /** `spec.template.metadata.labels` (canonical form only), {} when none. */
   labels: Record<string, string>;
+  /** `spec.strategy.rollingUpdate`, resolved against `replicas` ({@link resolveRollingUpdate}). */
+  rollout: RolloutBounds;
+}
+
+/** How many replicas may be in motion during a rollout, in replicas. */
+export interface RolloutBounds {
+  /** Replicas placed above `replicas` while replicas of the previous spec still run. @default 1 */
+  maxSurge: number;
+  /** Replicas of the previous spec that may go before their replacement is Ready. @default 0 */
+  maxUnavailable: number;
+}
+
+/** Message: both bounds written as 0 (Kubernetes rejects this for a Deployment too). */
+export const MSG_BOTH_ZERO = 'spec.strategy.rollingUpdate: maxSurge and maxUnavailable must not both be 0; set maxSurge to 1 (the default)';
+
+/** `spec.strategy.rollingUpdate.<field>: "<v>" is not an integer or a percentage like "25%"`. */
+export function msgBadIntOrPercent(field: string, v: string): string {
+  return `spec.strategy.rollingUpdate.${field}: ${JSON.stringify(v)} is not an integer or a percentage like "25%"`;
+}
+
+/**
+ * An int-or-percent against `total`, as Kubernetes' intstr.GetScaledValueFromIntOrPercent:
+ * an integer as is, `N%` scaled and rounded up (`roundUp`) or down; undefined for a
+ * malformed string. Negative values read as 0.
+ */
+export function scaleIntOrPercent(v: number | string, total: number, roundUp: boolean): number | undefined {
+  if (typeof v === 'number') return Math.max(0, Math.floor(v));
+  const m = /^(\d+)%$/.exec(v);
+  if (m === null) return /^\d+$/.test(v) ? Number.parseInt(v, 10) : undefined;
+  const scaled = (Number.parseInt(m[1]!, 10) * total) / 100;
+  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
+}
+
+/**
+ * Resolves `spec.strategy.rollingUpdate` (defaults maxSurge 1, maxUnavailable 0)
+ * against `replicas`, as Kubernetes' deployment util ResolveFenceposts does:
+ * surge rounds up, unavailable down, and when both resolve to 0 unavailable
+ * becomes 1. Errors (field-path messages): a malformed value, or both written as 0.
+ */
+export function resolveRollingUpdate(ru: { maxSurge?: number | string; maxUnavailable?: number | string } | undefined, replicas: number): { ok: true; bounds: RolloutBounds } | { ok: false; errors: string[] } {
+  const surgeIn = ru?.maxSurge ?? 1;
+  const unavailIn = ru?.maxUnavailable ?? 0;
+  const errors: string[] = [];
+  const surge = scaleIntOrPercent(surgeIn, replicas, true);
+  const unavail = scaleIntOrPercent(unavailIn, replicas, false);
+  if (surge === undefined) errors.push(msgBadIntOrPercent('maxSurge', String(surgeIn)));
+  if (unavail === undefined) errors.push(msgBadIntOrPercent('maxUnavailable', String(unavailIn)));
+  if (surge === undefined || unavail === undefined) return { ok: false, errors };
+  const zero = (v: number | string) => v === 0 || v === '0' || v === '0%';
+  if (zero(surgeIn) && zero(unavailIn)) return { ok: false, errors: [MSG_BOTH_ZERO] };
+  return { ok: true, bounds: { maxSurge: surge, maxUnavailable: surge === 0 && unavail === 0 ? 1 : unavail } };
 }
 
 /** The outcome of reading a ModelDeployment. */
@@ -70,6 +121,8 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   const spec = parsed.data as ModelDeploymentSpec;
   const canonical = spec.template !== undefined;
   if (canonical === (spec.engines !== undefined)) return { ok: false, errors: [MSG_ONE_SHAPE] };
+  const rollout = resolveRollingUpdate(spec.strategy?.rollingUpdate, spec.replicas);
+  if (!rollout.ok) return { ok: false, errors: rollout.errors };
   const body = canonical ? spec.template!.spec : spec;
   const specPath = canonical ? 'spec.template.spec' : 'spec';
   const d: DeploymentSpec = {
@@ -81,6 +134,7 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
     engines: (body.engines ?? []).map((e, i) => readEngine(e, `${specPath}.engines[${i}]`)),
     tolerations: (body.tolerations ?? []).map((t) => ({ ...t })),
     labels: { ...(spec.template?.metadata?.labels ?? {}) },
+    rollout: rollout.bounds,
   };
   const matchLabels = body.clusterSelector?.matchLabels;
   if (matchLabels && Object.keys(matchLabels).length > 0) d.clusterLabels = { ...matchLabels };

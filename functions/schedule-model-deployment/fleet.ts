@@ -16,7 +16,7 @@
  *   that publishes no capabilities offers no fabric.
  * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
  *   classes lazily, only for the pools placement actually looks at.
- * Units: pool `nodes` and member `cost` are nodes.
+ * Units: pool `nodes` are nodes; member `pods` are pods.
  */
 import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
@@ -58,7 +58,7 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
         const devices = arr(p['devices']) as unknown as PoolDevice[];
         const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        return { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices };
+        return { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
       });
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
@@ -84,9 +84,10 @@ function role(v: unknown): Role {
 }
 
 /**
- * Reads one ModelReplica. A member's stamped cost is 0 without
- * deviceRequests, else pods × copies (pods = worker.nodes for a Worker with a
- * worker block, else 1; copies default 1): model-side.md §3.4.
+ * Reads one ModelReplica. A member runs pods × copies pods (pods =
+ * worker.nodes for a Worker with a worker block, else 1; copies default 1),
+ * each claiming its stamped deviceRequests (count default 1): model-side.md
+ * §3.4, charged in devices by capacity.ts.
  */
 export function readReplica(obj: KubeObject): ObservedReplica {
   const labels = obj.metadata?.labels ?? {};
@@ -96,8 +97,11 @@ export function readReplica(obj: KubeObject): ObservedReplica {
       const r = role(m['role']);
       const workerNodes = getPath(m, 'worker', 'nodes');
       const pods = r === 'Worker' && typeof workerNodes === 'number' ? workerNodes : 1;
-      const claims = Array.isArray(m['deviceRequests']) && m['deviceRequests'].length > 0;
-      return { role: r, nodePoolName: str(m['nodePoolName']), cost: claims ? pods * copies : 0 };
+      const claims = arr(m['deviceRequests']).map((q) => ({
+        deviceClassName: str(q['deviceClassName']),
+        count: typeof q['count'] === 'number' && q['count'] > 0 ? q['count'] : 1,
+      }));
+      return { role: r, nodePoolName: str(m['nodePoolName']), pods: pods * copies, claims };
     });
     return { name: str(e['name']), members };
   });
@@ -106,6 +110,8 @@ export function readReplica(obj: KubeObject): ObservedReplica {
     namespace: obj.metadata?.namespace ?? '',
     deployment: labels[LABEL_DEPLOYMENT] ?? '',
     clusterName: str(getPath(obj, 'spec', 'clusterName')),
+    ready: isReady(obj),
+    source: obj,
     index: parseIndex(labels[LABEL_INDEX]),
     engines,
   };

@@ -181,7 +181,7 @@ export class MatchTable {
       remaining[i]! -= count;
       const device = cls.devices[i]!;
       if ((device.claim ?? 'DRA') === 'DRA') {
-        out.push({ name: req.spec.name, deviceClassName: device.deviceClassName ?? '', count, selectors: [...req.spec.selectors] });
+        out.push({ name: req.spec.name, deviceClassName: device.deviceClassName ?? '', device: i, count, selectors: [...req.spec.selectors] });
       }
     }
     return { ok: true, requests: out };

@@ -8,7 +8,7 @@
  * InferenceClusters and ModelReplicas); nothing here refers to protobuf, the
  * SDK or a CEL implementation.
  */
-import type { JsonObject } from '../lib/function.js';
+import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { InferenceClusterStatusGpuPoolDevice } from '../lib/generated/inferenceclusters.js';
 
 /** A member's role in its engine (ModelDeployment `members[].role`). @default 'Standalone' */
@@ -85,6 +85,8 @@ export interface Pool {
   multiNode: boolean;
   /** The devices of one node, in published order (placement takes the first that fits). */
   devices: PoolDevice[];
+  /** `gpuPools[].exclusive`: a pod claiming any device takes a whole node (capacity.ts). */
+  exclusive: boolean;
 }
 
 /** An InferenceCluster as the scheduler sees it. */
@@ -104,8 +106,10 @@ export interface ObservedMember {
   role: Role;
   /** "" when unset. */
   nodePoolName: string;
-  /** Nodes it holds: 0 without deviceRequests, else pods × copies as stamped. Unit: nodes. */
-  cost: number;
+  /** Pods it runs: pods × copies as stamped (a Worker's `worker.nodes`, else 1). */
+  pods: number;
+  /** Its stamped `deviceRequests` (what each pod claims); empty when it claims nothing. */
+  claims: { deviceClassName: string; count: number }[];
 }
 
 /** An engine of an observed ModelReplica. */
@@ -122,6 +126,10 @@ export interface ObservedReplica {
   deployment: string;
   /** `spec.clusterName`, "" when missing. */
   clusterName: string;
+  /** Condition Ready=True on the ModelReplica. */
+  ready: boolean;
+  /** The object as read (a replica kept at its previous spec is composed from it). */
+  source: KubeObject;
   /** Label `modelplane.ai/replica-index` as an integer; 0 when missing or not an integer. */
   index: number;
   engines: ObservedEngine[];
@@ -132,6 +140,8 @@ export interface ResolvedRequest {
   name: string;
   /** The matched device's `deviceClassName`, "" when it has none. */
   deviceClassName: string;
+  /** Index of the matched device in the pool's `devices` (what capacity.ts charges). */
+  device: number;
   count: number;
   /** The request's CEL selectors, verbatim, in order. */
   selectors: string[];
@@ -161,4 +171,17 @@ export interface Candidate {
   engines: EnginePlacement[];
   /** True when kept from an existing replica, false when placed by this call. */
   retained: boolean;
+  /** Its part in a rollout (scheduling.ts): `current` unless a rollout is under way. */
+  role: RolloutRole;
+  /** True when it is observed Ready. */
+  ready: boolean;
+  /** For a `retiring` replica: the observed object, composed as it is (its previous spec). */
+  previous?: KubeObject;
 }
+
+/**
+ * A replica's part in a rollout: `current` runs the current spec; `surge` runs
+ * it but is not Ready while replicas of the previous spec still run;
+ * `retiring` runs the previous spec until a Ready replacement exists.
+ */
+export type RolloutRole = 'current' | 'surge' | 'retiring';

@@ -4,9 +4,9 @@
  *
  * Guarantees:
  * - One pool per engine: every member of an engine lands on the same pool;
- *   engines are placed greedily in deployment order on a trial copy of the
- *   cluster's free nodes, so a replica either fits whole or not at all, and
- *   never overcommits a pool (trial free never goes below 0).
+ *   engines are placed greedily in deployment order, each charging the
+ *   pool's capacity (capacity.ts) all-or-nothing; a replica either fits whole
+ *   (charged) or not at all (every charge undone), and never overcommits a pool.
  * - A member that can claim DRA devices somewhere on the cluster is never
  *   placed on a pool where it would only match Synthetic ones; an engine no
  *   member of which can claim anything on the cluster is refused.
@@ -14,11 +14,15 @@
  *   (spec/README.md item 7; the fabric is read from the cluster's published
  *   capabilities, fleet.ts).
  * - A refusal carries an ordered {@link Reason}: the pool closest to fitting
- *   explains it (insufficient nodes, then missing fabric, then no match).
- * Units: costs and free counts are nodes.
+ *   explains it (insufficient capacity, then missing fabric, then no match);
+ *   capacity refusals name the device short on one node
+ *   (`pool gpu-h100: needs 2 gpu on one node, 1 free`) or, for whole-node
+ *   pods, the nodes.
+ * Units: devices per node, and nodes for whole-node pods.
  */
+import { type Charge, msgNodesShort, type PodDemand, type PoolCapacity } from './capacity.js';
 import type { CompiledEngine, MatchTable } from './matching.js';
-import type { EnginePlacement, FleetCluster, MemberPlacement, Pool } from './model.js';
+import type { EnginePlacement, FleetCluster, MemberPlacement, Pool, ResolvedRequest } from './model.js';
 
 /**
  * Why a cluster took no replica, ordered so that sorting by kind lists the
@@ -52,48 +56,60 @@ export function noFabric(pool: string): string {
   return `pool ${pool} has no multi-node fabric`;
 }
 
-/** `insufficient nodes in pool <pool> (needs <n>, <f> free)`. */
-export function insufficient(pool: string, needs: number, free: number): string {
-  return `insufficient nodes in pool ${pool} (needs ${needs}, ${Math.max(0, free)} free)`;
-}
+/** `insufficient nodes in pool <pool> (needs <n>, <f> free)`: whole-node pods (capacity.ts). */
+export const insufficient = msgNodesShort;
 
 /** `no pool matches engine "<engine>" (<details>)`. */
 export function noMatch(engine: string, details: string): string {
   return `no pool matches engine "${engine}" (${details})`;
 }
 
-/** A replica placed on a cluster: engine placements and the nodes it takes per pool index. */
+/** A replica placed on a cluster: engine placements and the capacity charged for them. */
 export interface ReplicaFit {
   ok: true;
   engines: EnginePlacement[];
-  /** [pool index, nodes] pairs, in placement order. */
-  charges: [number, number][];
+  /** The charges made, in placement order (already applied to the cluster's capacity). */
+  charges: Charge[];
 }
 
-/** Places a whole replica on `cluster` against `free` (per pool index; not modified). */
+/**
+ * The demand of one pod of a member placed with `requests`: DRA requests
+ * merged per device (two requests on one device need their sum on one node).
+ */
+export function podDemand(requests: readonly ResolvedRequest[], whole: boolean): PodDemand {
+  const by = new Map<number, number>();
+  for (const r of requests) by.set(r.device, (by.get(r.device) ?? 0) + r.count);
+  return { devices: [...by.entries()].sort((a, b) => a[0] - b[0]), whole };
+}
+
+/**
+ * Places a whole replica on `cluster`: on success the capacity `caps` (per
+ * pool index) is charged; on failure it is left exactly as it was.
+ */
 export function placeReplica(
   engines: readonly CompiledEngine[],
   cluster: FleetCluster,
-  free: readonly number[],
+  caps: readonly PoolCapacity[],
   table: MatchTable,
 ): ReplicaFit | { ok: false; reason: Reason } {
-  const trial = [...free];
   const placed: EnginePlacement[] = [];
-  const charges: [number, number][] = [];
+  const charges: Charge[] = [];
   for (const engine of engines) {
-    const fit = placeEngine(engine, cluster, trial, table);
-    if (!fit.ok) return fit;
-    trial[fit.pool]! -= fit.cost;
-    charges.push([fit.pool, fit.cost]);
+    const fit = placeEngine(engine, cluster, caps, table);
+    if (!fit.ok) {
+      for (let i = charges.length - 1; i >= 0; i--) charges[i]!.pool.undo(charges[i]!);
+      return fit;
+    }
+    charges.push(fit.charge);
     placed.push({ name: engine.spec.name, members: fit.members });
   }
   return { ok: true, engines: placed, charges };
 }
 
-type EngineFit = { ok: true; pool: number; cost: number; members: MemberPlacement[] } | { ok: false; reason: Reason };
+type EngineFit = { ok: true; pool: number; charge: Charge; members: MemberPlacement[] } | { ok: false; reason: Reason };
 
-/** Places one engine on one pool of `cluster` (model-side.md §3.6b). */
-export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial: readonly number[], table: MatchTable): EngineFit {
+/** Places one engine on one pool of `cluster`, charging `caps` on success (model-side.md §3.6b). */
+export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, caps: readonly PoolCapacity[], table: MatchTable): EngineFit {
   const name = engine.spec.name;
   if (cluster.pools.length === 0) return { ok: false, reason: { kind: ReasonKind.NoMatch, text: noMatch(name, REASON_NO_POOLS) } };
   const multi = engine.members.length > 1;
@@ -116,7 +132,7 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
   for (let pi = 0; pi < cluster.pools.length; pi++) {
     const pool = cluster.pools[pi]!;
     const members: MemberPlacement[] = [];
-    let cost = 0;
+    const pods: PodDemand[] = [];
     let detail: string | undefined;
     engine.members.forEach((m, mi) => {
       if (detail !== undefined) return;
@@ -125,7 +141,10 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
       else if (claimable[mi] && r.requests.length === 0) detail = `${m.spec.role}: ${DETAIL_SYNTHETIC_ONLY} on pool ${pool.name}`;
       else {
         members.push({ role: m.spec.role, pool: pool.name, requests: r.requests });
-        if (r.requests.length > 0) cost += m.spec.nodes;
+        if (r.requests.length > 0) {
+          const d = podDemand(r.requests, engine.spec.gang || pool.exclusive);
+          for (let k = 0; k < m.spec.nodes; k++) pods.push(d);
+        }
       }
     });
     if (detail !== undefined) {
@@ -136,14 +155,15 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, trial
       if (best === undefined) best = { kind: ReasonKind.NoFabric, text: noFabric(pool.name) };
       continue;
     }
-    const free = trial[pi]!;
-    if (free < cost) {
+    const cap = caps[pi]!;
+    const charge = cap.place(pods);
+    if (charge === undefined) {
       if (best === undefined || best.kind !== ReasonKind.Insufficient) {
-        best = { kind: ReasonKind.Insufficient, text: insufficient(pool.name, cost, free) };
+        best = { kind: ReasonKind.Insufficient, text: cap.why(pods) };
       }
       continue;
     }
-    return { ok: true, pool: pi, cost, members };
+    return { ok: true, pool: pi, charge, members };
   }
   return { ok: false, reason: best ?? { kind: ReasonKind.NoMatch, text: noMatch(name, [...details].sort().join('; ')) } };
 }

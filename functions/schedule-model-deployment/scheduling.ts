@@ -1,53 +1,68 @@
 /**
  * The fleet scheduler: decides on which (InferenceCluster, pool) each replica
- * of a ModelDeployment runs (model-side.md §3, spec/README.md items 4, 5, 7).
+ * of a ModelDeployment runs (model-side.md §3, spec/README.md items 4, 5, 7,
+ * 11, 12).
  *
  * One pure function, {@link schedule}, recomputed from scratch on every call
  * and run as named phases:
  *   1. compile selectors: every CEL selector, before anything else; any
  *      failure ends the call as invalid input (nothing is decided);
- *   2. retain: this deployment's existing replicas that still fit where they
- *      are keep their (cluster, index) identity and pools;
- *   3. build the capacity ledger: free nodes per pool after every replica
- *      that holds nodes (other deployments', and ours that were retained);
- *   4. fill: the missing replicas, one at a time, each on the eligible
- *      cluster with the fewest replicas of this deployment (spread; ties by
- *      cluster name) where the whole replica fits;
- *   5. scale down: surplus retained replicas go, most-loaded cluster first
- *      (ties: later cluster name, then highest index).
- * Phases 3-4 run only when fewer replicas were retained than desired, phase 5
- * only when more were.
+ *   2. classify: this deployment's existing replicas that still fit where
+ *      they are stay `current` with their (cluster, index) identity and
+ *      pools; one that must move (changed engine shape, a pool gone or no
+ *      longer matching, an untolerated NoExecute taint) on a cluster that is
+ *      present and Ready is `retiring` (kept at its previous spec); one whose
+ *      cluster is gone (deleted or no longer selected) or not Ready goes;
+ *   3. scale down: surplus current replicas go, most-loaded cluster first
+ *      (ties: later cluster name, then highest index);
+ *   4. retire (make before break, issue 16): retiring replicas are kept while
+ *      the current spec has fewer than `replicas - maxUnavailable` Ready
+ *      replicas, Ready ones first; the rest go;
+ *   5. build the capacity (capacity.ts): free devices per node of every pool
+ *      after every replica that holds some (other deployments', and ours
+ *      that stay, retiring ones included);
+ *   6. fill: the missing replicas, at most `replicas + maxSurge` in all, one
+ *      at a time, each on the eligible cluster with the fewest current
+ *      replicas of this deployment (spread; ties by cluster name) where the
+ *      whole replica fits. A replacement is a new identity (the retiring one
+ *      keeps its own until it goes).
  *
  * Invariants (checked by the property tests in test/scheduler/):
- * - Never overcommits: a new replica goes only where every pool it uses has
- *   enough free nodes after all charged replicas and earlier placements.
+ * - Never overcommits: a new replica goes only where each of its pods fits on
+ *   one node of its pool after all charged replicas and earlier placements.
  * - One pool per engine, all engines of a replica on one cluster.
+ * - Make before break: a replica is removed only when the spec asks for
+ *   fewer, when enough Ready replacements exist (within maxUnavailable), or
+ *   when its cluster is gone or not Ready.
+ * - Bounded surge: a call that places a new replica leaves at most
+ *   `replicas + maxSurge` placed.
  * - Deterministic and order-free: clusters are sorted by name and replicas by
  *   (namespace, name) before any decision, so the same state in any input
  *   order gives the same output.
- * - Idempotent: scheduling again with the output as the existing replicas
- *   changes nothing.
- * - Stable: a retained replica keeps its cluster, index and pools; a replica
- *   moves only by being dropped (cluster gone or not selected, pool gone or
- *   no longer matching, untolerated NoExecute taint, a changed engine shape,
- *   scale-down) and re-placed by fill.
+ * - Idempotent (a fixed point): scheduling again with the output as the
+ *   existing replicas, readiness unchanged, changes nothing.
+ * - Stable: a current replica keeps its cluster, index and pools.
  * - Ownership is (namespace, label modelplane.ai/deployment): a same-named
  *   deployment in another namespace is "another deployment" (README item 4).
- * - Costs: a member that claims devices costs pods × copies nodes, a claimless
- *   member nothing. CEL runs once per (class, request) per call.
+ * - Costs in devices (capacity.ts): each pod of a claiming member needs its
+ *   requests on one node; gang pods and exclusive classes take whole nodes; a
+ *   claimless member nothing. CEL runs once per (class, request) per call.
  *
  * Deliberate divergences from the reference scheduler, all from
  * spec/README.md: ownership includes the namespace (item 4); refusals are
  * explained per cluster (item 5); gangs need a pool with a multi-node fabric,
- * both when placed and when retained (item 7). New placement picks the same
- * cluster as the reference's "try every cluster, take the minimum (load,
- * name)" but visits clusters lazily in that order: a cluster that cannot take
- * a replica now cannot later in the same call (its free nodes only shrink),
- * so each cluster is tried O(1 + replicas placed on it) times.
+ * both when placed and when retained (item 7); replicas that must move are
+ * replaced before they go (item 11; the reference drops them first); capacity
+ * is counted in devices (item 12; the reference charges a node per pod).
+ * New placement picks the same cluster as the reference's "try every
+ * cluster, take the minimum (load, name)" but visits clusters lazily in that
+ * order: a cluster that cannot take a replica now cannot later in the same
+ * call (its free capacity only shrinks), so each cluster is tried
+ * O(1 + replicas placed on it) times.
  */
+import { buildCapacity, type Capacity } from './capacity.js';
 import type { DeploymentSpec } from './deployment.js';
 import type { Fleet } from './fleet.js';
-import { buildLedger } from './ledger.js';
 import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
@@ -71,15 +86,30 @@ export interface ScheduleInput {
   admits?: (cluster: FleetCluster) => Reason | undefined;
 }
 
+/** Where a rollout stands after one call. */
+export interface RolloutState {
+  /** Replicas of the previous spec kept (`retiring`). */
+  retiring: number;
+  /** Replicas of the previous spec removed by this call (a Ready replacement exists, within maxUnavailable). */
+  retired: number;
+  /** New replicas fill was allowed to place (after the surge bound). */
+  allowed: number;
+  /** How many of `allowed` fill could not place (0 when fill did not run). */
+  short: number;
+  /** True when retiring replicas remain and fill placed fewer than allowed: the current spec fits nowhere. */
+  blocked: boolean;
+}
+
 /** What one scheduling call decided. */
 export type ScheduleOutcome =
   | { kind: 'invalid'; errors: SelectorError[] }
   | {
       kind: 'scheduled';
-      /** Placed replicas, sorted by (cluster, index). */
+      /** Placed replicas (current, surge and retiring), sorted by (cluster, index). */
       candidates: Candidate[];
       /** Why each cluster took no (further) replica, by cluster name; complete when fill ran short. */
       refusals: Map<string, Reason>;
+      rollout: RolloutState;
     };
 
 /** Identity key of a replica: (cluster, index). */
@@ -87,7 +117,11 @@ function identity(cluster: string, index: number): string {
   return `${cluster}\u0000${index}`;
 }
 
-/** Runs the five phases. Never throws on user input. */
+function byIdentity(a: Candidate, b: Candidate): number {
+  return a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : a.index - b.index;
+}
+
+/** Runs the phases. Never throws on user input. */
 export function schedule(input: ScheduleInput): ScheduleOutcome {
   const { deployment: d, fleet, replicas } = input;
   // Phase 1: compile selectors.
@@ -96,27 +130,34 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   const table = new MatchTable(input.matcher);
   const owns = (r: ObservedReplica) => r.namespace === d.namespace && r.deployment === d.name;
 
-  // Phase 2: retain.
+  // Phase 2: classify.
   const byName = new Map(fleet.clusters.map((c) => [c.name, c]));
-  const retained = retain(compiled.engines, byName, replicas.filter(owns), d, table);
+  const { current, moving } = classify(compiled.engines, byName, replicas.filter(owns), d, table);
+  // Phase 3: scale down.
+  const survivors = scaleDown(current, d.replicas);
+  // Phase 4: retire.
+  const readyCurrent = survivors.filter((s) => s.replica.ready).length;
+  const keep = Math.min(moving.length, Math.max(0, d.replicas - d.rollout.maxUnavailable - readyCurrent));
+  const retiring = [...moving].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keep);
 
   const refusals = new Map<string, Reason>();
   let placed: Candidate[] = [];
-  if (input.fill && retained.length < d.replicas) {
-    // Phase 3: the capacity ledger.
-    // Charged by identity, as the reference does: a stale duplicate of a retained
-    // identity still holds its nodes until it is gone (conservative).
-    const kept = new Set(retained.map((s) => identity(s.candidate.cluster, s.candidate.index)));
-    const ledger = buildLedger(fleet.clusters, replicas, (r) => !owns(r) || kept.has(identity(r.clusterName, r.index)));
-    // Phase 4: fill.
-    placed = fill(compiled.engines, fleet.clusters, retained, d, ledger, table, refusals, input.admits);
+  const allowed = Math.min(d.replicas - survivors.length, Math.max(0, d.replicas + d.rollout.maxSurge - survivors.length - retiring.length));
+  if (input.fill && allowed > 0) {
+    // Phase 5: capacity. Charged by identity, as the reference does: a stale duplicate
+    // of a kept identity still holds its devices until it is gone (conservative).
+    const kept = new Set([...survivors, ...retiring].map((s) => identity(s.candidate.cluster, s.candidate.index)));
+    const capacity = buildCapacity(fleet.clusters, replicas, (r) => !owns(r) || kept.has(identity(r.clusterName, r.index)));
+    // Phase 6: fill.
+    placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
   }
-  // Phase 5: scale down.
-  const survivors = scaleDown(retained, d.replicas);
-  const candidates = [...survivors.map((s) => s.candidate), ...placed].sort((a, b) =>
-    a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : a.index - b.index,
-  );
-  return { kind: 'scheduled', candidates, refusals };
+  const rolling = retiring.length > 0;
+  for (const s of survivors) s.candidate.role = rolling && !s.candidate.ready ? 'surge' : 'current';
+  for (const p of placed) p.role = rolling ? 'surge' : 'current';
+  const candidates = [...survivors.map((s) => s.candidate), ...retiring.map((s) => s.candidate), ...placed].sort(byIdentity);
+  const short = input.fill ? allowed - placed.length : 0;
+  const rollout: RolloutState = { retiring: retiring.length, retired: moving.length - keep, allowed, short, blocked: rolling && short > 0 };
+  return { kind: 'scheduled', candidates, refusals, rollout };
 }
 
 interface Retained {
@@ -124,31 +165,69 @@ interface Retained {
   replica: ObservedReplica;
 }
 
-/** Phase 2 (model-side.md §3.3): keeps our replicas that still fit where they are. */
-function retain(
+/**
+ * Phase 2 (model-side.md §3.3): our replicas that still fit where they are
+ * (`current`, first claimant of an identity that fits wins), and those that
+ * must move from a present, Ready cluster (`moving`, composed at their
+ * previous spec while they stay). Replicas on a gone or not-Ready cluster,
+ * and later claimants of an identity already kept, are in neither.
+ */
+function classify(
   engines: readonly CompiledEngine[],
   clusters: ReadonlyMap<string, FleetCluster>,
   ours: readonly ObservedReplica[],
   d: DeploymentSpec,
   table: MatchTable,
-): Retained[] {
+): { current: Retained[]; moving: Retained[] } {
   const seen = new Set<string>();
-  const out: Retained[] = [];
+  const current: Retained[] = [];
+  const misfits: ObservedReplica[] = [];
   for (const r of ours) {
     const cluster = clusters.get(r.clusterName);
     if (cluster === undefined) continue;
     const id = identity(cluster.name, r.index);
     if (seen.has(id)) continue;
-    if (untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute')) continue;
-    const placements = reResolve(engines, cluster, r, table);
-    if (placements === undefined) continue;
+    const drained = untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute');
+    const placements = drained ? undefined : reResolve(engines, cluster, r, table);
+    if (placements === undefined) {
+      misfits.push(r);
+      continue;
+    }
     seen.add(id);
-    out.push({
+    current.push({
       replica: r,
-      candidate: { cluster: cluster.name, index: r.index, gatewayAddress: cluster.gatewayAddress, engines: placements, retained: true },
+      candidate: {
+        cluster: cluster.name,
+        index: r.index,
+        gatewayAddress: cluster.gatewayAddress,
+        engines: placements,
+        retained: true,
+        role: 'current',
+        ready: r.ready,
+      },
     });
   }
-  return out;
+  const moving: Retained[] = [];
+  for (const r of misfits) {
+    const cluster = clusters.get(r.clusterName)!;
+    const id = identity(cluster.name, r.index);
+    if (seen.has(id) || !cluster.ready) continue;
+    seen.add(id);
+    moving.push({
+      replica: r,
+      candidate: {
+        cluster: cluster.name,
+        index: r.index,
+        gatewayAddress: cluster.gatewayAddress,
+        engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+        retained: true,
+        role: 'retiring',
+        ready: r.ready,
+        previous: r.source,
+      },
+    });
+  }
+  return { current, moving };
 }
 
 /**
@@ -186,7 +265,7 @@ function reResolve(
 }
 
 /**
- * Phase 5 (model-side.md §3.9): while there are more than `desired`, removes
+ * Phase 3 (model-side.md §3.9): while there are more than `desired`, removes
  * the replica with the largest (load of its cluster, cluster name, index).
  */
 function scaleDown(retained: readonly Retained[], desired: number): Retained[] {
@@ -226,13 +305,15 @@ function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
   return undefined;
 }
 
-/** Phase 4 (model-side.md §3.5): places the missing replicas, spreading across clusters. */
+/** Phase 6 (model-side.md §3.5): places up to `need` new replicas, spreading across clusters. */
 function fill(
   engines: readonly CompiledEngine[],
   clusters: readonly FleetCluster[],
   survivors: readonly Retained[],
+  retiring: readonly Retained[],
+  need: number,
   d: DeploymentSpec,
-  ledger: Map<string, number[]>,
+  capacity: Capacity,
   table: MatchTable,
   refusals: Map<string, Reason>,
   admits?: (cluster: FleetCluster) => Reason | undefined,
@@ -244,6 +325,7 @@ function fill(
     load.set(c, (load.get(c) ?? 0) + 1);
     indexesOf(used, c).add(s.candidate.index);
   }
+  for (const s of retiring) indexesOf(used, s.candidate.cluster).add(s.candidate.index);
   const heap = new MinHeap<Entry>(before);
   for (const c of clusters) {
     const why = ineligible(c, d) ?? admits?.(c);
@@ -251,13 +333,11 @@ function fill(
     else heap.push({ cluster: c, load: load.get(c.name) ?? 0 });
   }
   const placed: Candidate[] = [];
-  const need = d.replicas - survivors.length;
   while (placed.length < need) {
     const entry = heap.pop();
     if (entry === undefined) break;
     const c = entry.cluster;
-    const free = ledger.get(c.name)!;
-    const fit = placeReplica(engines, c, free, table);
+    const fit = placeReplica(engines, c, capacity.get(c.name)!, table);
     if (!fit.ok) {
       refusals.set(c.name, fit.reason);
       continue;
@@ -266,8 +346,7 @@ function fill(
     let index = 0;
     while (u.has(index)) index++;
     u.add(index);
-    for (const [pi, cost] of fit.charges) free[pi]! -= cost;
-    placed.push({ cluster: c.name, index, gatewayAddress: c.gatewayAddress, engines: fit.engines, retained: false });
+    placed.push({ cluster: c.name, index, gatewayAddress: c.gatewayAddress, engines: fit.engines, retained: false, role: 'current', ready: false });
     heap.push({ cluster: c, load: entry.load + 1 });
   }
   return placed;

@@ -11,13 +11,17 @@
  *   kube-scheduler's "0/3 nodes are available: ...".
  */
 import { type Condition, condition, type JsonObject } from '../lib/function.js';
+import type { DeploymentSpec } from './deployment.js';
 import type { Candidate } from './model.js';
 import type { Reason } from './placement.js';
+import type { RolloutState } from './scheduling.js';
 
 /** Condition types. */
 export const TYPE_SCHEDULED = 'ReplicasScheduled';
 export const TYPE_READY = 'ReplicasReady';
 export const TYPE_CACHE = 'ModelCacheResolved';
+/** Where a rollout stands (issue 16), as a Deployment's Progressing condition. */
+export const TYPE_PROGRESSING = 'Progressing';
 
 /** Condition reasons. */
 export const REASON = {
@@ -34,6 +38,9 @@ export const REASON = {
   ModelCacheResolved: 'ModelCacheResolved',
   ModelCacheUnresolved: 'ModelCacheUnresolved',
   ModelCacheNotFound: 'ModelCacheNotFound',
+  RollingUpdate: 'RollingUpdate',
+  RolloutBlocked: 'RolloutBlocked',
+  ReplicasUpToDate: 'ReplicasUpToDate',
 } as const;
 
 /** Message constants. */
@@ -93,6 +100,40 @@ export function msgHeld(placed: number, desired: number, why: string): string {
   return `${placed} of ${desired} replicas scheduled; ${why}`;
 }
 
+/** `; <n> replica(s) of the previous spec keep running until replaced`, appended to ReplicasScheduled during a rollout. */
+export function msgKeptPrevious(n: number): string {
+  return `; ${plural(n, 'replica')} of the previous spec keep running until replaced`;
+}
+
+/** `<a> of <d> replicas at the current spec; <n> of the previous spec retire as replacements become Ready (maxSurge s, maxUnavailable u)`. */
+export function msgRolling(atSpec: number, d: Pick<DeploymentSpec, 'replicas' | 'rollout'>, retiring: number): string {
+  return `${atSpec} of ${d.replicas} replicas at the current spec; ${retiring} of the previous spec retire as replacements become Ready (maxSurge ${d.rollout.maxSurge}, maxUnavailable ${d.rollout.maxUnavailable})`;
+}
+
+/** MSG when nothing is in motion. */
+export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
+
+/**
+ * Progressing (issue 16): False/RolloutBlocked when replicas of the previous
+ * spec must be replaced and the current spec fits nowhere (they keep
+ * running; the message says why per cluster); True/RollingUpdate while they
+ * are being replaced; True/ReplicasUpToDate otherwise.
+ */
+export function progressingCondition(
+  rollout: RolloutState,
+  atSpec: number,
+  d: Pick<DeploymentSpec, 'replicas' | 'rollout'>,
+  clusterCount: number,
+  refusals: ReadonlyMap<string, Reason>,
+): Condition {
+  if (rollout.blocked) {
+    const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
+    return condition(TYPE_PROGRESSING, false, REASON.RolloutBlocked, `Rollout held: keeping ${plural(rollout.retiring, 'replica')} of the previous spec running; ${why}`);
+  }
+  if (rollout.retiring > 0) return condition(TYPE_PROGRESSING, true, REASON.RollingUpdate, msgRolling(atSpec, d, rollout.retiring));
+  return condition(TYPE_PROGRESSING, true, REASON.ReplicasUpToDate, MSG_UP_TO_DATE);
+}
+
 /** The whole XR status: replica counts and where each replica runs. */
 export function deploymentStatus(placements: readonly { name: string; candidate: Candidate; ready: boolean }[]): JsonObject {
   return {
@@ -102,6 +143,7 @@ export function deploymentStatus(placements: readonly { name: string; candidate:
       cluster: p.candidate.cluster,
       index: p.candidate.index,
       ready: p.ready,
+      role: p.candidate.role,
       engines: p.candidate.engines.map((e) => ({ name: e.name, pool: e.members[0]?.pool ?? '' })),
     })),
   };

@@ -13,8 +13,8 @@ import { readDeployment } from '../../functions/schedule-model-deployment/deploy
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
 import type { DeviceMatcher } from '../../functions/schedule-model-deployment/matcher.js';
-import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role } from '../../functions/schedule-model-deployment/model.js';
-import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
+import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role, RolloutRole } from '../../functions/schedule-model-deployment/model.js';
+import { type ScheduleOutcome, schedule } from '../../functions/schedule-model-deployment/scheduling.js';
 
 export const NS = 'ml-team';
 export const DEP = 'my-model';
@@ -62,8 +62,9 @@ export function nic(type: string): JsonObject {
  * A published pool (`status.gpuPools[]`): on an InfiniBand fabric unless
  * `multiNode: false` (then without a fabric, so no gang lands on it).
  */
-export function pool(name = 'default', opts: { nodes?: number; devices?: JsonObject[]; multiNode?: boolean } = {}): JsonObject {
+export function pool(name = 'default', opts: { nodes?: number; devices?: JsonObject[]; multiNode?: boolean; exclusive?: boolean } = {}): JsonObject {
   const p: JsonObject = { name, nodes: opts.nodes ?? 2, devices: opts.devices ?? [device()] };
+  if (opts.exclusive) p['exclusive'] = true;
   if (opts.multiNode !== false) p['fabric'] = 'InfiniBand';
   return p;
 }
@@ -151,6 +152,8 @@ export function deployment(
     labels?: Record<string, string>;
     serving?: string;
     flat?: boolean;
+    /** `spec.strategy.rollingUpdate`. */
+    rollingUpdate?: JsonObject;
   } = {},
 ): KubeObject {
   const body: JsonObject = { engines: opts.engines ?? [engine()] };
@@ -159,6 +162,7 @@ export function deployment(
   if (opts.serving) body['serving'] = { mode: opts.serving };
   if (opts.tolerations) body['tolerations'] = opts.tolerations;
   const spec: JsonObject = { replicas: opts.replicas ?? 1 };
+  if (opts.rollingUpdate) spec['strategy'] = { rollingUpdate: opts.rollingUpdate };
   if (opts.flat) Object.assign(spec, body);
   else spec['template'] = { ...(opts.labels ? { metadata: { labels: opts.labels } } : {}), spec: body };
   return { apiVersion: API, kind: 'ModelDeployment', metadata: { name: opts.name ?? DEP, namespace: opts.namespace ?? NS }, spec };
@@ -210,8 +214,8 @@ export function request(xr: KubeObject, opts: { observed?: Record<string, KubeOb
 // ---- Expected scheduler output -----------------------------------------------------------
 
 /** The resolved default gpu request (count 1, memory >= 141Gi unless given). */
-export function gpuReq(selectors: string[] = [sel.memory('141Gi')], count = 1, name = 'gpu'): ResolvedRequest {
-  return { name, deviceClassName: GPU, count, selectors };
+export function gpuReq(selectors: string[] = [sel.memory('141Gi')], count = 1, name = 'gpu', device = 0): ResolvedRequest {
+  return { name, deviceClassName: GPU, device, count, selectors };
 }
 
 /** An expected member placement. */
@@ -220,16 +224,38 @@ export function mp(role: Role, pool: string, requests: ResolvedRequest[] = [gpuR
 }
 
 /** An expected candidate with one engine `main`. */
-export function cand(cluster: string, index: number, members: MemberPlacement[] = [mp('Standalone', 'default')], opts: { retained?: boolean; gateway?: string } = {}): Candidate {
+export function cand(
+  cluster: string,
+  index: number,
+  members: MemberPlacement[] = [mp('Standalone', 'default')],
+  opts: { retained?: boolean; gateway?: string; role?: RolloutRole; ready?: boolean } = {},
+): ExpectedCandidate {
   const engines: EnginePlacement[] = [{ name: 'main', members }];
-  return { cluster, index, gatewayAddress: opts.gateway ?? '10.0.0.1', engines, retained: opts.retained ?? false };
+  return { cluster, index, gatewayAddress: opts.gateway ?? '10.0.0.1', engines, retained: opts.retained ?? false, role: opts.role ?? 'current', ready: opts.ready ?? false };
 }
+
+/** An expected retiring candidate: kept at its previous spec (`previous` is the observed replica's name). */
+export function retiring(cluster: string, index: number, pool = 'default', opts: { gateway?: string; ready?: boolean; name?: string } = {}): ExpectedCandidate {
+  return {
+    cluster,
+    index,
+    gatewayAddress: opts.gateway ?? '10.0.0.1',
+    engines: [{ name: 'main', members: [{ role: 'Standalone', pool, requests: [] }] }],
+    retained: true,
+    role: 'retiring',
+    ready: opts.ready ?? false,
+    previous: opts.name ?? `${DEP}-${cluster}-${index}`,
+  };
+}
+
+/** A candidate as {@link runSchedule} reports it: a retiring one's observed object by name. */
+export type ExpectedCandidate = Omit<Candidate, 'previous'> & { previous?: string | undefined };
 
 // ---- Running the scheduler ---------------------------------------------------------------
 
 /** What a scheduler case expects: the whole outcome with refusals as a plain object. */
 export type Outcome =
-  | { candidates: Candidate[]; refusals: Record<string, { kind: number; text: string }> }
+  | { candidates: ExpectedCandidate[]; refusals: Record<string, { kind: number; text: string }> }
   | { invalid: { path: string; error: string }[] };
 
 /** Runs `schedule()` over built objects (defaults: the default deployment, no clusters, no replicas, fill). */
@@ -246,5 +272,22 @@ export function runSchedule(
     matcher: opts.matcher ?? celMatcher,
   });
   if (out.kind === 'invalid') return { invalid: out.errors };
-  return { candidates: out.candidates, refusals: Object.fromEntries(out.refusals) };
+  return { candidates: out.candidates.map(expected), refusals: Object.fromEntries(out.refusals) };
+}
+
+/** A candidate with its `previous` object replaced by that object's name. */
+export function expected(c: Candidate): ExpectedCandidate {
+  const { previous, ...rest } = c;
+  return previous === undefined ? rest : { ...rest, previous: previous.metadata?.name ?? '' };
+}
+
+/** Runs `schedule()` as {@link runSchedule} does and returns the whole outcome (rollout state included). */
+export function runScheduleFull(
+  opts: { deployment?: KubeObject; clusters?: KubeObject[]; replicas?: KubeObject[]; fill?: boolean } = {},
+): Extract<ScheduleOutcome, { kind: 'scheduled' }> {
+  const read = readDeployment(opts.deployment ?? deployment());
+  if (!read.ok) throw new Error(read.errors.join('; '));
+  const out = schedule({ deployment: read.deployment, fleet: readFleet(opts.clusters ?? []), replicas: readReplicas(opts.replicas ?? []), fill: opts.fill ?? true, matcher: celMatcher });
+  if (out.kind === 'invalid') throw new Error('invalid selectors');
+  return out;
 }

@@ -63,7 +63,7 @@ describe('ModelDeployment: partial placement is not Ready', () => {
     expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(Object.values(out.resources).every((r) => r.ready === true)).toBe(true);
     expect(conditionOf(out, 'ReplicasScheduled')).toMatchObject({ status: 'False', reason: 'InsufficientCapacity' });
-    expect(conditionOf(out, 'ReplicasScheduled')?.message).toMatch(/^2 of 3 replicas scheduled; 2 clusters: 2 insufficient nodes/);
+    expect(conditionOf(out, 'ReplicasScheduled')?.message).toMatch(/^2 of 3 replicas scheduled; 2 clusters: 2 pool default: needs 1 gpu on one node, 0 free$/);
     expect(conditionOf(out, 'ReplicasReady')).toEqual({ type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '2 of 2 ready' });
     expect(out.ready).toBe(false);
   });

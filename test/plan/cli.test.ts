@@ -20,7 +20,7 @@ describe('modelplane plan (command line)', () => {
     const [cluster] = report['clusters'] as Record<string, unknown>[];
     expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities', 'conditions']);
     const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];
-    expect(Object.keys(pool ?? {})).toEqual(['name', 'className', 'nodes', 'usedNodes', 'fabric']);
+    expect(Object.keys(pool ?? {})).toEqual(['name', 'className', 'nodes', 'usedNodes', 'usedDevices', 'fabric']);
     const [deployment] = report['deployments'] as Record<string, unknown>[];
     expect(Object.keys(deployment ?? {})).toEqual([
       'namespace',

@@ -155,7 +155,7 @@ describe('plan: bad input and unplaceable deployments', () => {
     expect(why?.status).toBe('False');
     expect(huge?.scheduledReplicas).toBe(1);
     expect(why?.message).toBe(
-      '1 of 5 replicas scheduled; 3 clusters: 2 no pool matches engine "big" (gpu: no device satisfies selectors[0]), 1 insufficient nodes in pool gpu-l40s (needs 1, 0 free)',
+      '1 of 5 replicas scheduled; 3 clusters: 2 no pool matches engine "big" (gpu: no device satisfies selectors[0]), 1 pool gpu-l40s: needs 1 gpu on one node, 0 free',
     );
   });
 

@@ -74,8 +74,12 @@ const placement = (c: string, i: number, name: string, ready = false) => ({
   cluster: c,
   index: i,
   ready,
+  role: 'current',
   engines: [{ name: 'main', pool: 'default' }],
 });
+
+/** Progressing when nothing is in motion (issue 16). */
+const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToDate', message: 'Every replica runs the current spec' } as const;
 
 const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
@@ -114,6 +118,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -129,6 +134,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -163,9 +169,10 @@ const cases: Case[] = [
           type: 'ReplicasScheduled',
           status: 'False',
           reason: 'InsufficientCapacity',
-          message: '0 of 1 replicas scheduled; 1 cluster: 1 insufficient nodes in pool default (needs 1, 0 free)',
+          message: '0 of 1 replicas scheduled; 1 cluster: 1 pool default: needs 1 gpu on one node, 0 free',
         },
         { type: 'ReplicasReady', status: 'False', reason: 'NoReplicasScheduled' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -184,6 +191,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -202,6 +210,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -218,6 +227,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -233,6 +243,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-b' }],
       requirements: REQS,
@@ -249,6 +260,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'True', reason: 'ModelCacheResolved' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -283,6 +295,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheUnresolved', message: 'Waiting for ModelCache qwen' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'InsufficientCapacity', message: '0 of 1 replicas scheduled; Waiting for ModelCache qwen' },
         { type: 'ReplicasReady', status: 'False', reason: 'NoReplicasScheduled' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -302,6 +315,7 @@ const cases: Case[] = [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheNotFound', message: 'ModelCache qwen not found; holding replica placement' },
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Warning', message: 'ModelCache qwen not found; holding replica placement' }],
       requirements: { ...CACHE_REQ, ...REQS },
@@ -323,6 +337,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 2 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 2 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -348,6 +363,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 1 replicas across 1 clusters: cluster-a' }],
       requirements: REQS,
@@ -369,6 +385,7 @@ const cases: Case[] = [
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,

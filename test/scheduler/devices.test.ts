@@ -20,6 +20,7 @@ import {
   pool,
   replica,
   req,
+  retiring,
   runSchedule,
   sel,
 } from '../builders/scheduler.js';
@@ -68,7 +69,7 @@ const cases: Case[] = [
     name: 'pool-nodes-0',
     reason: 'a pool of 0 nodes takes nothing',
     run: () => runSchedule({ clusters: one(pool('default', { nodes: 0 })) }),
-    want: { candidates: [], refusals: { [a]: { kind: K.Insufficient, text: 'insufficient nodes in pool default (needs 1, 0 free)' } } },
+    want: { candidates: [], refusals: { [a]: { kind: K.Insufficient, text: 'pool default: needs 1 gpu on one node, 0 free' } } },
   },
   {
     name: 'synthetic-nic-not-claimed',
@@ -124,14 +125,17 @@ const cases: Case[] = [
   },
   {
     name: 'selector-drift',
-    reason: 'the pinned pool a no longer matches, b does: same identity a/0 re-placed on b',
+    reason: 'the pinned pool a no longer matches, b does: a/1 surges on b, a/0 stays on a (retiring) until a/1 is Ready',
     run: () =>
       runSchedule({
         deployment: with1(req('gpu', [sel.attr('gpu.nvidia.com', 'size', 'big')])),
         clusters: one(pool('a', { devices: [sized('small')] }), pool('b', { devices: [sized('big')] })),
         replicas: [replica(a, 0, { pool: 'a' })],
       }),
-    want: { candidates: [cand(a, 0, [mp('Standalone', 'b', [gpuReq([sel.attr('gpu.nvidia.com', 'size', 'big')])])])], refusals: {} },
+    want: {
+      candidates: [retiring(a, 0, 'a'), cand(a, 1, [mp('Standalone', 'b', [gpuReq([sel.attr('gpu.nvidia.com', 'size', 'big')])])], { role: 'surge' })],
+      refusals: {},
+    },
   },
   {
     name: 'drift-sticky',
@@ -141,26 +145,29 @@ const cases: Case[] = [
   },
   {
     name: 'drift-nowhere',
-    reason: 'no pool matches anywhere: the replica is dropped',
+    reason: 'no pool matches anywhere: the replica keeps running at its previous spec (rollout blocked)',
     run: () => runSchedule({ deployment: with1(req('gpu', [sel.memory('200Gi')])), clusters: one(pool()), replicas: [replica(a, 0)] }),
-    want: { candidates: [], refusals: { [a]: noMatch('gpu: no device satisfies selectors[0]') } },
+    want: { candidates: [retiring(a, 0)], refusals: { [a]: noMatch('gpu: no device satisfies selectors[0]') } },
   },
   {
     name: 'pool-removed',
-    reason: 'a replica pinned to a pool that no longer exists is re-placed on frontier with the same index',
+    reason: 'a replica pinned to a pool that no longer exists is replaced by a surge on frontier (a new index) and kept meanwhile',
     run: () => runSchedule({ clusters: one(pool('frontier')), replicas: [replica(a, 0, { pool: 'default' })] }),
-    want: { candidates: [cand(a, 0, [mp('Standalone', 'frontier')])], refusals: {} },
+    want: { candidates: [retiring(a, 0, 'default'), cand(a, 1, [mp('Standalone', 'frontier')], { role: 'surge' })], refusals: {} },
   },
   {
     name: 'dropped-not-charged',
-    reason: 'a/0 on frontier is kept, a/1 on "gone" dropped and not charged: both end on frontier (2 nodes)',
+    reason: 'a/0 on frontier is kept, a/1 on "gone" retires (charging nothing: its pool is unpublished) while a/2 surges on frontier',
     run: () =>
       runSchedule({
         deployment: deployment({ replicas: 2 }),
         clusters: one(pool('frontier')),
         replicas: [replica(a, 0, { pool: 'frontier' }), replica(a, 1, { pool: 'gone' })],
       }),
-    want: { candidates: [cand(a, 0, [mp('Standalone', 'frontier')], { retained: true }), cand(a, 1, [mp('Standalone', 'frontier')])], refusals: {} },
+    want: {
+      candidates: [cand(a, 0, [mp('Standalone', 'frontier')], { retained: true, role: 'surge' }), retiring(a, 1, 'gone'), cand(a, 2, [mp('Standalone', 'frontier')], { role: 'surge' })],
+      refusals: {},
+    },
   },
   {
     name: 'count-8-picks-big-device',

@@ -49,7 +49,7 @@ const endpoint: KubeObject = {
 const observed = { 'replica-cluster-a-0': running, 'endpoint-cluster-a-0': endpoint };
 const keptStatus = {
   replicas: { total: 1, ready: 1 },
-  placements: [{ replica: 'my-model-5ab63', cluster: a, index: 0, ready: true, engines: [{ name: 'main', pool: 'default' }] }],
+  placements: [{ replica: 'my-model-5ab63', cluster: a, index: 0, ready: true, role: 'current', engines: [{ name: 'main', pool: 'default' }] }],
 };
 const keptResources = { 'endpoint-cluster-a-0': kept(endpoint, true), 'replica-cluster-a-0': kept(running, true) };
 
@@ -184,7 +184,7 @@ describe('README item 4: namespaces are identity', () => {
     const theirs = replica(a, 0, { namespace: 'other-team' });
     expect(
       runSchedule({ clusters: [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)], replicas: [theirs] }),
-    ).toEqual({ candidates: [cand(b, 0)], refusals: { [a]: { kind: K.Insufficient, text: 'insufficient nodes in pool default (needs 1, 0 free)' } } });
+    ).toEqual({ candidates: [cand(b, 0)], refusals: { [a]: { kind: K.Insufficient, text: 'pool default: needs 1 gpu on one node, 0 free' } } });
   });
 
   it('our replica is retained although one with the same name and labels lives in another namespace', () => {
@@ -211,7 +211,7 @@ describe('README item 5: explained placement', () => {
       status: 'False',
       reason: 'InsufficientCapacity',
       message:
-        '1 of 2 replicas scheduled; 3 clusters: 1 no pool matches engine "qwen" (gpu: no device satisfies selectors[0]), 1 insufficient nodes in pool gpu-l4 (needs 1, 0 free), 1 not Ready',
+        '1 of 2 replicas scheduled; 3 clusters: 1 no pool matches engine "qwen" (gpu: no device satisfies selectors[0]), 1 pool gpu-l4: needs 1 gpu on one node, 0 free, 1 not Ready',
     });
     expect(Object.keys(out.resources)).toEqual(['replica-eks-a-0']);
   });
@@ -221,7 +221,7 @@ describe('README item 5: explained placement', () => {
     const out = compose(request(deployment(), { required: { clusters: fleet, 'all-replicas': [] } }));
     expect(out.conditions[0]?.message).toBe(
       '0 of 1 replicas scheduled; 9 clusters: ' +
-        [0, 1, 2, 3, 4, 5].map((i) => `1 insufficient nodes in pool p${i} (needs 1, 0 free)`).join(', ') +
+        [0, 1, 2, 3, 4, 5].map((i) => `1 pool p${i}: needs 1 gpu on one node, 0 free`).join(', ') +
         ', 3 for other reasons',
     );
   });
@@ -287,10 +287,23 @@ describe('README item 7: multi-node needs a fabric', () => {
     });
   });
 
-  it('a gang pinned to a pool without fabric is re-placed on one with fabric', () => {
+  it('a gang pinned to a pool without fabric is re-placed on one with fabric (make before break: kept until the new one is Ready)', () => {
     const pinned = replica('vultr-demo', 0, { engines: [{ name: 'main', members: [rmember('Leader', 'gpu-a16'), rmember('Worker', 'gpu-a16', { workerNodes: 1 })] }] });
-    expect(runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [vultr(), cluster(a)], replicas: [pinned] })).toEqual({
-      candidates: [cand(a, 0, [mp('Leader', 'default'), mp('Worker', 'default')])],
+    const out = runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [vultr(), cluster(a)], replicas: [pinned] });
+    expect(out).toEqual({
+      candidates: [
+        cand(a, 0, [mp('Leader', 'default'), mp('Worker', 'default')], { role: 'surge' }),
+        {
+          cluster: 'vultr-demo',
+          index: 0,
+          gatewayAddress: '10.0.0.1',
+          engines: [{ name: 'main', members: [mp('Leader', 'gpu-a16', []), mp('Worker', 'gpu-a16', [])] }],
+          retained: true,
+          role: 'retiring',
+          ready: false,
+          previous: 'my-model-vultr-demo-0',
+        },
+      ],
       refusals: {},
     });
   });

@@ -1,9 +1,14 @@
 /**
  * Property tests of the scheduler's invariants (scheduling.ts header) over
  * seeded random fleets (random-fleet.ts), CASES seeds per property:
- * - no pool is ever overcommitted by a new placement;
+ * - no pool is ever overcommitted by a new placement (devices per node,
+ *   whole nodes for gang pods and exclusive classes);
+ * - make before break: a replica goes only when fewer are asked, a Ready
+ *   replacement exists (within maxUnavailable) or its cluster is gone or not
+ *   Ready; a call that places a new replica leaves at most replicas + maxSurge;
  * - the outcome is identical under any permutation of the input lists;
- * - scheduling its own output again changes nothing;
+ * - scheduling its own output again changes nothing (a settled deployment,
+ *   or one mid-rollout with readiness unchanged, is a fixed point);
  * - a healthy retained replica never moves, whatever else changes in the
  *   fleet (more clusters, more replicas, other deployments filling pools).
  */
@@ -13,7 +18,8 @@ import type { KubeObject } from '../../functions/lib/function.js';
 import { composeReplica } from '../../functions/schedule-model-deployment/children.js';
 import { type DeploymentSpec, readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import type { Candidate } from '../../functions/schedule-model-deployment/model.js';
+import { devicesPerNode } from '../../functions/schedule-model-deployment/capacity.js';
+import type { Candidate, Pool } from '../../functions/schedule-model-deployment/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
 import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
 import { replica } from '../builders/scheduler.js';
@@ -46,14 +52,18 @@ function run(w: World, clusters = w.clusters, replicas = w.replicas) {
 
 /** Our replicas as the function would compose them from candidates (what Crossplane then lists back). */
 function asReplicas(w: World, candidates: readonly Candidate[]): KubeObject[] {
-  return candidates.map((c) => composeReplica(w.spec, c));
+  return candidates.map((c) => {
+    if (c.previous !== undefined) return c.previous;
+    const r = composeReplica(w.spec, c);
+    return c.ready ? { ...r, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] } } : r;
+  });
 }
 
 const others = (w: World) => w.replicas.filter((r) => r.metadata?.labels?.['modelplane.ai/deployment'] !== 'my-model' || r.metadata?.namespace !== 'ml-team');
 const strip = (cs: readonly Candidate[]) => cs.map(({ retained: _r, ...c }) => c);
 
 describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
-  it('never overcommits a pool with a new placement', () => {
+  it('never overcommits a pool with a new placement (devices per node, whole-node pods)', () => {
     const failures: string[] = [];
     let placedSomething = 0;
     for (const seed of seeds) {
@@ -61,37 +71,100 @@ describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
       const out = run(w);
       const fleet = readFleet(w.clusters);
       const all = readReplicas(w.replicas);
-      const retained = new Set(out.candidates.filter((c) => c.retained).map((c) => `${c.cluster}/${c.index}`));
-      const used = new Map<string, number>();
-      const add = (k: string, n: number) => used.set(k, (used.get(k) ?? 0) + n);
+      const kept = new Set(out.candidates.filter((c) => c.retained).map((c) => `${c.cluster}/${c.index}`));
+      // Per (cluster/pool): devices held per device entry, and whole nodes held.
+      const held = new Map<string, { devices: number[]; whole: number }>();
+      const at = (c: string, p: Pool) => {
+        const k = `${c}/${p.name}`;
+        if (!held.has(k)) held.set(k, { devices: p.devices.map(() => 0), whole: 0 });
+        return held.get(k)!;
+      };
+      const poolOf = (c: string, name: string) => fleet.clusters.find((x) => x.name === c)?.pools.find((x) => x.name === name);
       // An upper bound of what is held: every replica of others, and every one of ours whose
-      // identity was retained (two of ours colliding on one identity are both counted).
+      // identity was kept (two of ours colliding on one identity are both counted).
       for (const r of all) {
         const ours = r.namespace === 'ml-team' && r.deployment === 'my-model';
-        if (ours && !retained.has(`${r.clusterName}/${r.index}`)) continue;
-        for (const e of r.engines) for (const m of e.members) add(`${r.clusterName}/${m.nodePoolName}`, m.cost);
+        if (ours && !kept.has(`${r.clusterName}/${r.index}`)) continue;
+        for (const e of r.engines) {
+          for (const m of e.members) {
+            const p = poolOf(r.clusterName, m.nodePoolName);
+            if (p === undefined || m.claims.length === 0) continue;
+            const h = at(r.clusterName, p);
+            if (m.role !== 'Standalone' || p.exclusive) h.whole += m.pods;
+            else for (const q of m.claims) h.devices[p.devices.findIndex((d) => d.deviceClassName === q.deviceClassName)]! += q.count * m.pods;
+          }
+        }
       }
       const newOnes = out.candidates.filter((c) => !c.retained);
       for (const c of newOnes) {
         for (const e of c.engines) {
           const spec = w.spec.engines.find((x) => x.name === e.name)!;
           e.members.forEach((m, i) => {
-            if (m.requests.length > 0) add(`${c.cluster}/${m.pool}`, spec.members[i]!.nodes);
+            if (m.requests.length === 0) return;
+            const p = poolOf(c.cluster, m.pool)!;
+            const h = at(c.cluster, p);
+            const pods = spec.members[i]!.nodes;
+            if (spec.gang || p.exclusive) h.whole += pods;
+            else for (const q of m.requests) h.devices[q.device]! += q.count * pods;
           });
         }
       }
       for (const c of newOnes) {
         placedSomething++;
         for (const e of c.engines) {
-          const p = fleet.clusters.find((x) => x.name === c.cluster)!.pools.find((x) => x.name === e.members[0]!.pool)!;
-          const held = used.get(`${c.cluster}/${p.name}`) ?? 0;
-          if (held > p.nodes) failures.push(`seed ${seed}: ${c.cluster}/${p.name} holds ${held} of ${p.nodes} nodes`);
+          const p = poolOf(c.cluster, e.members[0]!.pool)!;
+          const h = at(c.cluster, p);
+          const perNode = devicesPerNode(p);
+          if (h.whole > p.nodes) failures.push(`seed ${seed}: ${c.cluster}/${p.name} holds ${h.whole} of ${p.nodes} nodes whole`);
+          h.devices.forEach((n, i) => {
+            if (n > (p.nodes - h.whole) * perNode[i]!) failures.push(`seed ${seed}: ${c.cluster}/${p.name} holds ${n} ${p.devices[i]!.name} of ${(p.nodes - h.whole) * perNode[i]!}`);
+          });
           if (new Set(e.members.map((m) => m.pool)).size !== 1) failures.push(`seed ${seed}: engine ${e.name} spans pools`);
         }
       }
     }
     expect(failures).toEqual([]);
     expect(placedSomething).toBeGreaterThan(CASES / 2);
+  });
+
+  it('removes a replica only when fewer are asked, a Ready replacement exists, or its cluster is gone or not Ready', () => {
+    const failures: string[] = [];
+    let removals = 0;
+    let rollouts = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const out = run(w);
+      const fleet = new Map(readFleet(w.clusters).clusters.map((c) => [c.name, c]));
+      const ours = readReplicas(w.replicas).filter((r) => r.namespace === 'ml-team' && r.deployment === 'my-model');
+      const ids = new Set(ours.filter((r) => fleet.has(r.clusterName)).map((r) => `${r.clusterName}/${r.index}`));
+      const onReady = new Set(ours.filter((r) => fleet.get(r.clusterName)?.ready).map((r) => `${r.clusterName}/${r.index}`));
+      const placed = new Set(out.candidates.map((c) => `${c.cluster}/${c.index}`));
+      const removed = [...onReady].filter((id) => !placed.has(id));
+      const readyAtSpec = out.candidates.filter((c) => c.role !== 'retiring' && c.ready).length;
+      const fewer = Math.max(0, ids.size - w.spec.replicas);
+      if (removed.length > fewer + readyAtSpec + w.spec.rollout.maxUnavailable) {
+        failures.push(`seed ${seed}: removed ${removed.join(', ')} (asked ${w.spec.replicas}, had ${ids.size}, ${readyAtSpec} Ready at the current spec)`);
+      }
+      removals += removed.length;
+      if (out.rollout.retiring > 0) rollouts++;
+    }
+    expect(failures).toEqual([]);
+    expect(removals).toBeGreaterThan(0);
+    expect(rollouts).toBeGreaterThan(CASES / 20);
+  });
+
+  it('never places a new replica beyond replicas + maxSurge', () => {
+    const failures: string[] = [];
+    let surged = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const out = run(w);
+      const fresh = out.candidates.filter((c) => !c.retained).length;
+      if (fresh > 0 && out.candidates.length > w.spec.replicas + w.spec.rollout.maxSurge) failures.push(`seed ${seed}: ${out.candidates.length} placed`);
+      if (fresh > 0 && out.candidates.length > w.spec.replicas) surged++;
+    }
+    expect(failures).toEqual([]);
+    expect(surged).toBeGreaterThan(0);
   });
 
   it('gives the same outcome for any order of clusters and replicas', () => {

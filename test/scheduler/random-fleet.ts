@@ -5,7 +5,8 @@
  * 0-6 replicas with 1-2 engines (Standalone or Leader + Worker gangs, copies
  * 1-2) over three distinct selectors; existing replicas of ours (some pinned
  * to vanished clusters or pools, some colliding) and of other deployments
- * (including a same-named one in another namespace).
+ * (including a same-named one in another namespace), Ready or not; rolling
+ * update bounds (maxSurge, maxUnavailable) as integers and percentages.
  * Deterministic: the same seed gives the same objects.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
@@ -91,6 +92,10 @@ export function randomDeployment(r: Rand, replicas = r.int(0, 6)): KubeObject {
   });
   const opts: Parameters<typeof deployment>[0] = { replicas, engines };
   if (r.chance(0.2)) opts.tolerations = [{ key: 'maintenance', operator: 'Exists' }];
+  if (r.chance(0.4)) {
+    const surge = r.pick([0, 1, 2, '50%']);
+    opts.rollingUpdate = { maxSurge: surge, maxUnavailable: surge === 0 ? r.pick([1, '50%']) : r.pick([0, 0, 1]) };
+  }
   return deployment(opts);
 }
 
@@ -113,8 +118,8 @@ export function randomReplicas(r: Rand, clusters: readonly KubeObject[], dep: Ku
     const kind = r.int(0, 3);
     if (kind === 0) out.push(replica(c, r.int(0, 3), { deployment: 'other', name: `other-${i}`, pool: p, copies: r.int(1, 2) }));
     else if (kind === 1) out.push(replica(c, r.int(0, 3), { namespace: 'other-team', name: `my-model-x${i}`, pool: p }));
-    else if (r.chance(0.8)) out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, engines: shaped }));
-    else out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, pool: p }));
+    else if (r.chance(0.8)) out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, engines: shaped, ready: r.chance(0.6) }));
+    else out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, pool: p, ready: r.chance(0.6) }));
   }
   return out;
 }

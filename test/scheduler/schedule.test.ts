@@ -22,6 +22,7 @@ import {
   pool,
   replica,
   rmember,
+  retiring,
   runSchedule,
 } from '../builders/scheduler.js';
 
@@ -29,6 +30,8 @@ const a = 'cluster-a';
 const b = 'cluster-b';
 const c = 'cluster-c';
 const insufficient = (p: string, needs: number, free: number) => ({ kind: K.Insufficient, text: `insufficient nodes in pool ${p} (needs ${needs}, ${free} free)` });
+/** A pod short of devices on every node of pool `p` (capacity.ts). */
+const short = (p: string, needs: number, free: number, dev = 'gpu') => ({ kind: K.Insufficient, text: `pool ${p}: needs ${needs} ${dev} on one node, ${free} free` });
 const gang2 = (pl: string) => [mp('Leader', pl), mp('Worker', pl)];
 
 interface Case {
@@ -93,7 +96,7 @@ const cases: Case[] = [
     reason: 'a 1-node pool already used by the retained replica takes no second one',
     run: () =>
       runSchedule({ deployment: deployment({ replicas: 2 }), clusters: [cluster(a, { pools: [pool('default', { nodes: 1 })] })], replicas: [replica(a, 0)] }),
-    want: { candidates: [cand(a, 0, undefined, { retained: true })], refusals: { [a]: insufficient('default', 1, 0) } },
+    want: { candidates: [cand(a, 0, undefined, { retained: true })], refusals: { [a]: short('default', 1, 0) } },
   },
   {
     name: 'pack-one-cluster',
@@ -200,7 +203,7 @@ const cases: Case[] = [
     reason: "another deployment's replica holds the only node",
     run: () =>
       runSchedule({ clusters: [cluster(a, { pools: [pool('default', { nodes: 1 })] })], replicas: [replica(a, 0, { deployment: 'other' })] }),
-    want: { candidates: [], refusals: { [a]: insufficient('default', 1, 0) } },
+    want: { candidates: [], refusals: { [a]: short('default', 1, 0) } },
   },
   {
     name: 'own-not-charged-against-itself',
@@ -243,7 +246,7 @@ const cases: Case[] = [
         clusters: [cluster(a, { pools: [pool('a', { nodes: 1 }), pool('b', { nodes: 1 })] })],
         replicas: [replica(a, 0, { name: 'my-model-cluster-a-0-dup', pool: 'b' }), replica(a, 0, { name: 'my-model-cluster-a-0', pool: 'a' })],
       }),
-    want: { candidates: [cand(a, 0, [mp('Standalone', 'a')], { retained: true })], refusals: { [a]: insufficient('a', 1, 0) } },
+    want: { candidates: [cand(a, 0, [mp('Standalone', 'a')], { retained: true })], refusals: { [a]: short('a', 1, 0) } },
   },
   {
     name: 'no-fill-nothing',
@@ -265,9 +268,9 @@ const cases: Case[] = [
   },
   {
     name: 'grew-to-gang',
-    reason: 'a Standalone replica of a deployment that became Leader + Worker is re-placed at the new shape, index 0',
-    run: () => runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [cluster(a)], replicas: [replica(a, 0)] }),
-    want: { candidates: [cand(a, 0, gang2('default'))], refusals: {} },
+    reason: 'a Standalone replica of a deployment that became Leader + Worker is replaced by a surge at the new shape (a/1) and kept meanwhile',
+    run: () => runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [cluster(a, { pools: [pool('default', { nodes: 3 })] })], replicas: [replica(a, 0)] }),
+    want: { candidates: [retiring(a, 0), cand(a, 1, gang2('default'), { role: 'surge' })], refusals: {} },
   },
   {
     name: 'claimless-leader-retained',
@@ -304,6 +307,6 @@ describe('scheduler acceptance (model-side.md §11.2): placement, retain, scale,
     expect(run()).toEqual(want);
   });
   it('has a gpu request builder matching the default device', () => {
-    expect(gpuReq()).toEqual({ name: 'gpu', deviceClassName: 'gpu.nvidia.com', count: 1, selectors: ['device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("141Gi")) >= 0'] });
+    expect(gpuReq()).toEqual({ name: 'gpu', deviceClassName: 'gpu.nvidia.com', device: 0, count: 1, selectors: ['device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("141Gi")) >= 0'] });
   });
 });

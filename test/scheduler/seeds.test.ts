@@ -76,8 +76,12 @@ const placement = (cluster: string, name: string, pool: string, ready = false): 
   cluster,
   index: 0,
   ready,
+  role: 'current',
   engines: [{ name: 'qwen', pool }],
 });
+
+/** Progressing when nothing is in motion (issue 16). */
+const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToDate', message: 'Every replica runs the current spec' } as const;
 
 describe('the demo seed (flat form) against the three seed clusters', () => {
   const xr = one('demo-deployment/xr.yaml');
@@ -96,6 +100,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 2 ready' },
+        UP_TO_DATE,
       ],
       results: [{ severity: 'Normal', message: 'Scheduled 2 replicas across 2 clusters: eks-eu-central, eks-us-east' }],
       requirements: REQS,
@@ -132,6 +137,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 2 of 2 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '1 of 2 ready' },
+        UP_TO_DATE,
       ],
       results: [],
       requirements: REQS,
@@ -149,7 +155,7 @@ describe('the Vultr seed (template form) against vultr-demo', () => {
     expect(out.resources['replica-vultr-demo-0']?.resource.metadata?.name).toBe('qwen-7b-bf743');
     expect(out.status).toEqual({
       replicas: { total: 1, ready: 0 },
-      placements: [{ replica: 'qwen-7b-bf743', cluster: 'vultr-demo', index: 0, ready: false, engines: [{ name: 'qwen-7b', pool: 'gpu-a16' }] }],
+      placements: [{ replica: 'qwen-7b-bf743', cluster: 'vultr-demo', index: 0, ready: false, role: 'current', engines: [{ name: 'qwen-7b', pool: 'gpu-a16' }] }],
     });
     expect(getDeviceRequests(out.resources['replica-vultr-demo-0']!.resource)).toEqual([
       { name: 'gpu', deviceClassName: 'gpu.nvidia.com', count: 1, selectors: [{ cel: VULTR_CEL }] },

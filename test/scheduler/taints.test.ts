@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ReasonKind as K } from '../../functions/schedule-model-deployment/placement.js';
-import { cand, cluster, deployment, type Outcome, replica, runSchedule } from '../builders/scheduler.js';
+import { cand, cluster, deployment, type Outcome, replica, retiring, runSchedule } from '../builders/scheduler.js';
 
 const a = 'cluster-a';
 const b = 'cluster-b';
@@ -42,9 +42,15 @@ const cases: Case[] = [
   },
   {
     name: 'no-execute-drains',
-    reason: 'NoExecute drains a; the replica is re-placed on b',
+    reason: 'NoExecute drains a by surge: the replica is re-placed on b first and stays on a (retiring) until b/0 is Ready',
     run: () => runSchedule({ clusters: fleet(noExecute), replicas: [replica(a, 0)] }),
-    want: { candidates: [cand(b, 0)], refusals: refused('maintenance:NoExecute') },
+    want: { candidates: [retiring(a, 0), cand(b, 0, undefined, { role: 'surge' })], refusals: refused('maintenance:NoExecute') },
+  },
+  {
+    name: 'no-execute-drained-once-replaced',
+    reason: 'once the replacement on b is Ready, the replica on the NoExecute cluster goes',
+    run: () => runSchedule({ clusters: fleet(noExecute), replicas: [replica(a, 0, { ready: true }), replica(b, 0, { ready: true })] }),
+    want: { candidates: [cand(b, 0, undefined, { retained: true, ready: true })], refusals: {} },
   },
   {
     name: 'no-execute-tolerated',
@@ -54,15 +60,15 @@ const cases: Case[] = [
   },
   {
     name: 'no-execute-nowhere',
-    reason: 'NoExecute with nowhere else to go leaves the count unmet',
+    reason: 'NoExecute with nowhere else to go keeps the replica running (retiring, the rollout blocked)',
     run: () => runSchedule({ clusters: [cluster(a, { taints: [noExecute] })], replicas: [replica(a, 0)] }),
-    want: { candidates: [], refusals: refused('maintenance:NoExecute') },
+    want: { candidates: [retiring(a, 0)], refusals: refused('maintenance:NoExecute') },
   },
   {
     name: 'effect-mismatch',
     reason: 'a toleration with effect NoSchedule does not cover NoExecute',
     run: () => runSchedule({ deployment: tol({ key: 'maintenance', operator: 'Exists', effect: 'NoSchedule' }), clusters: fleet(noExecute), replicas: [replica(a, 0)] }),
-    want: { candidates: [cand(b, 0)], refusals: refused('maintenance:NoExecute') },
+    want: { candidates: [retiring(a, 0), cand(b, 0, undefined, { role: 'surge' })], refusals: refused('maintenance:NoExecute') },
   },
   {
     name: 'second-taint-repels',

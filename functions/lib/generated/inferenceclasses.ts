@@ -415,6 +415,8 @@ export const InferenceClassCrossplaneSchema = z.strictObject({
 export interface InferenceClassSpec {
   /** Free-text description of the class. */
   description?: string;
+  /** Whole-node scheduling: a pod that claims any device of this class takes the whole node, whatever it requests. Default false: the fleet scheduler packs pods onto a node by the devices it has left (each device entry's count per node). */
+  exclusive?: boolean;
   /**
    * How to provision a node pool of this class. Omit for bring-your-own pools. Only the block named by provider is used.
    * Rule: `self.provider != 'GKE' || has(self.gke)` (spec.provisioning.gke is required when spec.provisioning.provider is GKE.)
@@ -436,6 +438,7 @@ export interface InferenceClassSpec {
 /** zod schema of {@link InferenceClassSpec}. */
 export const InferenceClassSpecSchema = z.strictObject({
   description: z.string().optional(),
+  exclusive: z.boolean().optional(),
   provisioning: InferenceClassProvisioningSchema.optional(),
   devices: z.array(InferenceClassDeviceSchema).min(1).max(16),
   crossplane: InferenceClassCrossplaneSchema.optional(),

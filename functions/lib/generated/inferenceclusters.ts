@@ -499,6 +499,8 @@ export interface InferenceClusterStatusGpuPool {
   name: string;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
   nodes?: number;
+  /** Set when the pool's InferenceClass has spec.exclusive: a pod claiming any device takes a whole node. Absent: pods are packed by devices. */
+  exclusive?: boolean;
   /** The multi-node fabric the pool's nodes are on: the RDMA fabric it declares when its source offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing), else Ethernet (the cluster network); absent on Vultr, which offers no GPU fabric. Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric, in a cluster whose status.capabilities.multiNodeFabric is not None. */
   fabric?: 'EFA' | 'InfiniBand' | 'Ethernet';
   /**
@@ -512,6 +514,7 @@ export interface InferenceClusterStatusGpuPool {
 export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   name: z.string(),
   nodes: z.number().int().optional(),
+  exclusive: z.boolean().optional(),
   fabric: z.enum(['EFA', 'InfiniBand', 'Ethernet']).optional(),
   devices: z.array(InferenceClusterStatusGpuPoolDeviceSchema).max(16).optional(),
 });

@@ -14,6 +14,29 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+export interface ModelDeploymentStrategyRollingUpdate {
+  /** Replicas placed above spec.replicas while a rollout runs: an integer or a percentage of spec.replicas (rounded up). Default 1. */
+  maxSurge?: number | string;
+  /** Replicas of the previous spec that may go before their replacement is Ready: an integer or a percentage of spec.replicas (rounded down). Default 0. */
+  maxUnavailable?: number | string;
+}
+
+/** zod schema of {@link ModelDeploymentStrategyRollingUpdate}. */
+export const ModelDeploymentStrategyRollingUpdateSchema = z.strictObject({
+  maxSurge: z.union([z.number().int(), z.string()]).optional(),
+  maxUnavailable: z.union([z.number().int(), z.string()]).optional(),
+});
+
+/** How replicas that must move (a changed engine shape or selector, a vanished pool, an untolerated NoExecute taint) are replaced: make before break, as a Deployment's rolling update. Applies to both shapes. */
+export interface ModelDeploymentStrategy {
+  rollingUpdate?: ModelDeploymentStrategyRollingUpdate;
+}
+
+/** zod schema of {@link ModelDeploymentStrategy}. */
+export const ModelDeploymentStrategySchema = z.strictObject({
+  rollingUpdate: ModelDeploymentStrategyRollingUpdateSchema.optional(),
+});
+
 /**
  * Labels stamped on every composed ModelReplica and ModelEndpoint.
  * Rule: `!has(self.labels) || self.labels.all(k, !k.startsWith('modelplane.ai/'))` (template.metadata.labels keys must not use the reserved modelplane.ai/ prefix)
@@ -449,6 +472,8 @@ export interface ModelDeploymentSpec {
    * Constraints: minimum 0, maximum 100.
    */
   replicas: number;
+  /** How replicas that must move (a changed engine shape or selector, a vanished pool, an untolerated NoExecute taint) are replaced: make before break, as a Deployment's rolling update. Applies to both shapes. */
+  strategy?: ModelDeploymentStrategy;
   /** The canonical form. What each replica runs and where it may run. */
   template?: ModelDeploymentTemplate;
   /**
@@ -471,6 +496,7 @@ export interface ModelDeploymentSpec {
 /** zod schema of {@link ModelDeploymentSpec}. */
 export const ModelDeploymentSpecSchema = z.strictObject({
   replicas: z.number().int().min(0).max(100),
+  strategy: ModelDeploymentStrategySchema.optional(),
   template: ModelDeploymentTemplateSchema.optional(),
   engines: z.array(ModelDeploymentTemplateSpecEngineSchema).min(1).max(8).optional(),
   clusterSelector: ModelDeploymentTemplateSpecClusterSelectorSchema.optional(),
@@ -512,6 +538,8 @@ export interface ModelDeploymentStatusPlacement {
   /** The per-cluster index (label modelplane.ai/replica-index). */
   index?: number;
   ready?: boolean;
+  /** The replica's part in a rollout: current (runs the current spec), surge (placed for a replica that must move, not Ready yet) or retiring (runs the previous spec until its replacement is Ready). */
+  role?: 'current' | 'surge' | 'retiring';
   /**
    * The pool each engine runs on.
    * Constraints: maxItems 8.
@@ -525,6 +553,7 @@ export const ModelDeploymentStatusPlacementSchema = z.strictObject({
   cluster: z.string(),
   index: z.number().int().optional(),
   ready: z.boolean().optional(),
+  role: z.enum(['current', 'surge', 'retiring']).optional(),
   engines: z.array(ModelDeploymentStatusPlacementEngineSchema).max(8).optional(),
 });
 
