@@ -62,7 +62,7 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
       );
       expect([c.metadata.name, valid.length > 0]).toEqual([c.metadata.name, true]);
     }
-  });
+  }, 5 * MIN);
 
   it('the Vultr seeds apply unchanged: class and cluster Ready, qwen-7b on vultr-demo/gpu-a16, the service address', async () => {
     const apply = kubectl(['apply', '-f', join(SEEDS, 'vultr')]);
@@ -110,7 +110,7 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     const [sth, str] = row(['servingstacks', '-n', 'modelplane-system']);
     expect(sth!.slice(0, 4)).toEqual(['NAME', 'GATEWAY', 'SYNCED', 'READY']);
     expect(str![1]).toBe(icr![2]);
-  });
+  }, 5 * MIN);
 
   it('deleting a ModelDeployment removes its replicas and endpoints', async () => {
     expect(kubectl(['delete', 'md', '-n', 'ml-team', 'qwen-7b', '--timeout=180s']).code).toBe(0);
@@ -274,7 +274,7 @@ spec:
     expect(offline.code).toBe(1);
     expect(offline.stdout + offline.stderr).toContain(message);
     expect(items(['inferenceclusters']).map((o) => o.metadata.name)).not.toContain('broken');
-  });
+  }, 5 * MIN);
 
   it('a settled fleet writes nothing for 2 minutes and no XR reports WatchCircuitOpen', () => {
     const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });

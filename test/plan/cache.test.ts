@@ -120,7 +120,7 @@ describe('plan examples/cache-fleet-vultr (the declared gap)', () => {
     expect([d?.desiredReplicas, d?.scheduledReplicas, d?.readyReplicas]).toEqual([3, 2, 2]);
     expect(d?.replicas.map((r) => r.cluster)).toEqual(['eks-us-east', 'eks-us-east']);
     expect(d?.conditions.find((c) => c.type === 'ReplicasScheduled')?.message).toBe(
-      '2 of 3 replicas scheduled; 2 clusters: 1 insufficient nodes in pool gpu-l40s (needs 1, 0 free), 1 cache qwen-32b: not supported on vultr-ewr (no RWX storage class)',
+      '2 of 3 replicas scheduled; 2 clusters: 1 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 cache qwen-32b: not supported on vultr-ewr (no RWX storage class)',
     );
   });
 

@@ -44,7 +44,7 @@ describe('modelplane plan exit codes', { timeout: 120_000 }, () => {
     ]);
     expect(strict.code).toBe(4);
     expect(JSON.parse(strict.stdout).problems).toEqual([
-      'ModelDeployment default/qwen-demo: 3 of 5 replicas scheduled; 3 clusters: 1 insufficient nodes in pool gpu-l4 (needs 1, 0 free), 2 insufficient nodes in pool gpu-l40s (needs 1, 0 free) (--allow-partial accepts this)',
+      'ModelDeployment default/qwen-demo: 3 of 5 replicas scheduled; 3 clusters: 2 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 pool gpu-l4: needs 1 gpu on one node, 0 free (--allow-partial accepts this)',
     ]);
     expect(partial.code).toBe(0);
     expect(JSON.parse(partial.stdout).problems).toEqual([]);

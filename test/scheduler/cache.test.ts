@@ -49,7 +49,7 @@ describe('new replicas only where the cache is Ready', () => {
       status: 'False',
       reason: 'InsufficientCapacity',
       message:
-        '1 of 2 replicas scheduled; 2 clusters: 1 insufficient nodes in pool default (needs 1, 0 free), 1 cache qwen-72b: not supported on a-vultr-demo (no RWX storage class)',
+        '1 of 2 replicas scheduled; 2 clusters: 1 pool default: needs 1 gpu on one node, 0 free, 1 cache qwen-72b: not supported on a-vultr-demo (no RWX storage class)',
     });
   });
 

@@ -93,8 +93,8 @@ describe('the deployment publishes it', () => {
       }),
     );
     expect(out.status!['coldStart']).toEqual({ replicas: 1, p50Seconds: 372, maxSeconds: 372, modelSource: 'Direct' });
-    expect(out.conditions.map((c) => c.type)).toEqual(['ReplicasScheduled', 'ReplicasReady', 'ColdStartWithinBar']);
-    expect(out.conditions[2]).toEqual({
+    expect(out.conditions.map((c) => c.type)).toEqual(['ReplicasScheduled', 'ReplicasReady', 'Progressing', 'ColdStartWithinBar']);
+    expect(out.conditions[3]).toEqual({
       type: 'ColdStartWithinBar',
       status: 'True',
       reason: 'WithinBar',
@@ -106,6 +106,6 @@ describe('the deployment publishes it', () => {
   it('nothing measured and no bar: no status.coldStart (unchanged status)', () => {
     const out = compose(request(dep(), { required: { clusters: [cluster('cluster-a')], 'all-replicas': [] } }));
     expect(out.status!['coldStart']).toBeUndefined();
-    expect(out.conditions.map((c) => c.type)).toEqual(['ReplicasScheduled', 'ReplicasReady']);
+    expect(out.conditions.map((c) => c.type)).toEqual(['ReplicasScheduled', 'ReplicasReady', 'Progressing']);
   });
 });
