@@ -9,11 +9,19 @@
  *   exception; these objects are written by other functions and by users.
  * - Output sorted by name (clusters) and by (namespace, name) (replicas), so
  *   no decision depends on the order Crossplane delivered them in.
- * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
- *   classes lazily, only for the pools placement actually looks at.
+ * - A published `status.gpuPools` or `status.gateway` the XRD's status
+ *   schema rejects (or a status that is not an object) marks the cluster
+ *   `unreadable` (the field and the problem), so the scheduler holds what
+ *   runs there instead of reading garbage as "no pools" (scheduling.ts).
+ * - Cheap: the only walk of a pool's devices is that schema check;
+ *   matching.ts groups pools into classes lazily, only for the pools
+ *   placement actually looks at.
  * Units: pool `nodes` and member `cost` are nodes.
  */
 import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import { z } from 'zod';
+import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
@@ -44,7 +52,7 @@ function byName<T extends { name: string }>(a: T, b: T): number {
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
   const clusters = items
-    .map((obj) => ({ obj, name: obj.metadata?.name ?? '' }))
+    .map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) }))
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
@@ -59,14 +67,33 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
           if (typeof t['value'] === 'string') taint.value = t['value'];
           return taint;
         });
-      return { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+      const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+      const unreadable = unreadableStatus(obj['status']);
+      if (unreadable !== undefined) cluster.unreadable = unreadable;
+      return cluster;
     });
   return { clusters };
 }
 
+const READ_STATUS = z.looseObject({
+  gpuPools: z.array(InferenceClusterStatusGpuPoolSchema).optional(),
+  gateway: InferenceClusterStatusGatewaySchema.optional(),
+});
+
+/**
+ * Why the published status cannot be read, or undefined: the fields the
+ * scheduler reads (`status.gpuPools`, `status.gateway`) checked against the
+ * XRD's schema of them; no status yet is readable (it publishes nothing).
+ */
+function unreadableStatus(status: unknown): string | undefined {
+  if (status === undefined) return undefined;
+  const parsed = READ_STATUS.safeParse(status);
+  return parsed.success ? undefined : formatZodIssues('status', parsed.error);
+}
+
 /** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */
-export function parseIndex(label: string | undefined): number {
-  if (label === undefined || !/^\s*[+-]?\d+\s*$/.test(label)) return 0;
+export function parseIndex(label: unknown): number {
+  if (typeof label !== 'string' || !/^\s*[+-]?\d+\s*$/.test(label)) return 0;
   const n = Number.parseInt(label.trim(), 10);
   return Number.isSafeInteger(n) ? n : 0;
 }
@@ -81,7 +108,8 @@ function role(v: unknown): Role {
  * worker block, else 1; copies default 1): model-side.md §3.4.
  */
 export function readReplica(obj: KubeObject): ObservedReplica {
-  const labels = obj.metadata?.labels ?? {};
+  const rawLabels = getPath(obj, 'metadata', 'labels');
+  const labels = (typeof rawLabels === 'object' && rawLabels !== null ? rawLabels : {}) as Record<string, unknown>;
   const engines = arr(getPath(obj, 'spec', 'engines')).map((e): ObservedEngine => {
     const copies = typeof e['copies'] === 'number' ? e['copies'] : 1;
     const members = arr(e['members']).map((m): ObservedMember => {
@@ -94,9 +122,9 @@ export function readReplica(obj: KubeObject): ObservedReplica {
     return { name: str(e['name']), members };
   });
   return {
-    name: obj.metadata?.name ?? '',
-    namespace: obj.metadata?.namespace ?? '',
-    deployment: labels[LABEL_DEPLOYMENT] ?? '',
+    name: str(getPath(obj, 'metadata', 'name')),
+    namespace: str(getPath(obj, 'metadata', 'namespace')),
+    deployment: str(labels[LABEL_DEPLOYMENT]),
     clusterName: str(getPath(obj, 'spec', 'clusterName')),
     index: parseIndex(labels[LABEL_INDEX]),
     engines,

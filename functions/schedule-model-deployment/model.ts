@@ -93,6 +93,12 @@ export interface FleetCluster {
   taints: Taint[];
   /** Pools in published order (the order placement tries them in). */
   pools: Pool[];
+  /**
+   * Set when the cluster's status is there but cannot be read (it fails the
+   * XRD's status schema): the field and the problem. Such a cluster takes no
+   * new replica, and ours on it are held as they are.
+   */
+  unreadable?: string;
 }
 
 /** A member of a ModelReplica as observed (what it was stamped with at placement). */
@@ -157,4 +163,10 @@ export interface Candidate {
   engines: EnginePlacement[];
   /** True when kept from an existing replica, false when placed by this call. */
   retained: boolean;
+  /**
+   * Set when the replica is held as it was observed because its cluster's
+   * published state cannot be read (why): it is passed through unchanged,
+   * never recomposed from pools that cannot be read.
+   */
+  held?: string;
 }

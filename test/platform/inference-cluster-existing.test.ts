@@ -297,7 +297,7 @@ const cases: Case[] = [
           type: 'ClusterReady',
           status: 'False',
           reason: 'InvalidSpec',
-          message: 'Existing cluster configuration is required when source is Existing',
+          message: 'spec.cluster.existing: Existing cluster configuration is required when source is Existing',
         },
       ],
       results: [{ severity: 'Warning', message: 'Existing cluster configuration is required when source is Existing' }],

@@ -229,7 +229,7 @@ const cases: Case[] = [
     want: {
       resources: {},
       conditions: [
-        { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'GKE configuration is required when source is GKE' },
+        { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'spec.cluster.gke: GKE configuration is required when source is GKE' },
       ],
       results: [{ severity: 'Warning', message: 'GKE configuration is required when source is GKE' }],
       requirements: icRequirements(['gpu-l4']),
@@ -241,7 +241,7 @@ const cases: Case[] = [
     req: () => request(inferenceCluster({ source: 'OCI' }, [pool('l4-pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
     want: {
       resources: {},
-      conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'unsupported cluster source: OCI' }],
+      conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'spec.cluster.source: unsupported cluster source: OCI' }],
       results: [{ severity: 'Warning', message: 'unsupported cluster source: OCI' }],
       requirements: icRequirements(['gpu-l4']),
     },
