@@ -127,7 +127,8 @@ program
 const dev = program
   .command('dev')
   .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
-  .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)');
+  .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)')
+  .option('--workload', 'with kubectl: the workload API server (the cluster an Existing InferenceCluster can point at)');
 const devDirOf = (cmd: Command) => devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
 
 dev
@@ -190,7 +191,7 @@ dev
 
 dev
   .command('kubectl')
-  .description('run kubectl against the dev control plane (from any shell)')
+  .description('run kubectl against the dev control plane (from any shell); `dev --workload kubectl ...` against its workload API server')
   .argument('[args...]', 'kubectl arguments')
   .allowUnknownOption()
   .helpOption(false)
@@ -210,14 +211,17 @@ dev
     }
   });
 
-// `modelplane dev [--dir D] kubectl ARGS...`: everything after `kubectl` is kubectl's.
+// `modelplane dev [--dir D] [--workload] kubectl ARGS...`: everything after `kubectl` is kubectl's.
 const argv = process.argv.slice(2);
 const kubectlAt = argv[0] === 'dev' ? argv.indexOf('kubectl') : -1;
-if (kubectlAt > 0 && argv.slice(1, kubectlAt).every((a, i, all) => a === '--dir' || all[i - 1] === '--dir' || a.startsWith('--dir='))) {
-  const before = argv.slice(1, kubectlAt);
-  const dirFlag = before.find((a) => a.startsWith('--dir='))?.slice(6) ?? before[before.indexOf('--dir') + 1];
+const devFlags = kubectlAt > 0 ? argv.slice(1, kubectlAt) : [];
+if (
+  kubectlAt > 0 &&
+  devFlags.every((a, i, all) => a === '--dir' || a === '--workload' || all[i - 1] === '--dir' || a.startsWith('--dir='))
+) {
+  const dirFlag = devFlags.find((a) => a.startsWith('--dir='))?.slice(6) ?? (devFlags.includes('--dir') ? devFlags[devFlags.indexOf('--dir') + 1] : undefined);
   try {
-    process.exitCode = kubectl(devDir(dirFlag), argv.slice(kubectlAt + 1));
+    process.exitCode = kubectl(devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
   } catch (err) {
     fail('dev kubectl', err);
   }

@@ -71,11 +71,13 @@ export function status(dir: string): number {
   return all ? 0 : 1;
 }
 
-/** `dev kubectl ARGS...`. @throws UserError when no control plane runs. */
-export function kubectl(dir: string, args: string[]): number {
+/** `dev kubectl ARGS...` (`workload`: against the workload API server). @throws UserError when no control plane runs. */
+export function kubectl(dir: string, args: string[], workload = false): number {
   const state = readState(dir);
   if (!state || !alive(state.netns)) throw new UserError(`no dev control plane from ${dir} (modelplane dev up starts one)`);
-  const argv = inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', devPaths(dir).kubeconfig, ...args]);
+  const paths = devPaths(dir);
+  if (workload && !state.workloadSecret) throw new UserError('this dev control plane has no workload API server (it was started with --no-workload)');
+  const argv = inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', workload ? paths.workloadKubeconfig : paths.kubeconfig, ...args]);
   const r = spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' });
   return r.status ?? 1;
 }

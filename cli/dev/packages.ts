@@ -16,13 +16,14 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { functionFolders } from '../functions.js';
 import { configurationDocuments, FUNCTION_REGISTRY, functionPackage, PACKAGE_VERSION } from '../package.js';
 import { toYaml } from '../render/output.js';
 import { CHART_CRDS, EXTRA_CRDS_DIR, PROVIDER_PACKAGES } from './simulated.js';
 import { REGISTRY } from './state.js';
+import { firstLoss, layerDocuments, writeXpkg } from './xpkg.js';
 
 const run = promisify(execFile);
 
@@ -112,18 +113,57 @@ export function writePackageFolders(dir: string, crds: string, providerKubernete
   return out;
 }
 
+/** The documents of a package folder: crossplane.yaml first, then every other YAML file in name order. */
+function folderDocuments(root: string): KubeObject[] {
+  const files = ['crossplane.yaml', ...readdirSync(root).filter((f) => /\.ya?ml$/.test(f) && f !== 'crossplane.yaml').sort()];
+  return files.flatMap((f) =>
+    parseAllDocuments(readFileSync(join(root, f), 'utf8'))
+      .map((d) => d.toJS() as KubeObject | null)
+      .filter((d): d is KubeObject => d !== null),
+  );
+}
+
+const docKey = (o: KubeObject) => `${o.apiVersion} ${o.kind} ${o.metadata?.name ?? ''}`;
+
+/**
+ * What `crossplane xpkg build` lost of the folder's objects (xpkg.ts: an
+ * older CLI drops fields it does not know), as `<object>: <path>`, or
+ * undefined when the built layer keeps everything.
+ */
+export async function buildLoss(root: string, file: string): Promise<string | undefined> {
+  const docs = (await layerDocuments(file)).filter((d): d is KubeObject => d !== null && typeof d === 'object');
+  const built = new Map(docs.map((d) => [docKey(d), d]));
+  for (const want of folderDocuments(root)) {
+    const loss = firstLoss(want, built.get(docKey(want)));
+    if (loss) return `${docKey(want)}: ${loss}`;
+  }
+  return undefined;
+}
+
 /**
  * Builds each folder with `crossplane xpkg build` and pushes it with
- * `crossplane xpkg push` (trusting the registry's CA), two at a time.
+ * `crossplane xpkg push` (trusting the registry's CA), two at a time. A
+ * build that lost part of an object is replaced by one written with
+ * xpkg.ts (and `onLoss` says what was lost).
  * @throws Error with the CLI's message when a build or push fails.
  */
-export async function buildAndPush(sources: PackageSource[], crossplane: string, caFile: string): Promise<void> {
+export async function buildAndPush(
+  sources: PackageSource[],
+  crossplane: string,
+  caFile: string,
+  onLoss: (source: PackageSource, loss: string) => void = () => {},
+): Promise<void> {
   const env = { ...process.env, SSL_CERT_FILE: caFile };
   const one = async (s: PackageSource) => {
     const file = `${s.root}.xpkg`;
     const noExamples = join(s.root, '.no-examples');
     try {
       await run(crossplane, ['xpkg', 'build', '--package-root', s.root, '--examples-root', noExamples, '-o', file], { env });
+      const loss = await buildLoss(s.root, file);
+      if (loss) {
+        onLoss(s, loss);
+        await writeXpkg(file, folderDocuments(s.root).map((d) => `---\n${toYaml(d)}`).join(''));
+      }
       await run(crossplane, ['xpkg', 'push', '-f', file, `${devRepository(s.repository)}:${s.tag}`], { env });
     } catch (err) {
       const e = err as { stderr?: string; message: string };

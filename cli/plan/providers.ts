@@ -1,7 +1,8 @@
 /**
- * Simulated providers: what provider-aws, provider-vultr, provider-helm,
- * provider-kubernetes and the workload clusters would write back, so a plan
- * can converge without a cloud.
+ * Simulated providers: what provider-aws, provider-gcp, provider-azure,
+ * provider-nebius, provider-vultr, provider-helm, provider-kubernetes and the
+ * workload clusters would write back, so a plan (a fleet mixing every cloud
+ * included) can converge without a cloud.
  *
  * Rule: a managed resource (any composed object that is not one of our XRs)
  * becomes Ready in the round after it is first composed, with the status
@@ -81,7 +82,16 @@ export function clusterStatus(manifest: KubeObject, owner: string, ctx: Provider
       return { desiredNumberScheduled: 1, numberReady: 1, numberAvailable: 1, updatedNumberScheduled: 1 };
     case 'apps/Deployment': {
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
-      return { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas };
+      return {
+        replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+        updatedReplicas: replicas,
+        conditions: [
+          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
+          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: SIMULATED_MESSAGE, lastTransitionTime: FIXED_TIME },
+        ],
+      };
     }
     case 'leaderworkerset.x-k8s.io/LeaderWorkerSet': {
       const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
@@ -139,6 +149,31 @@ export const FAKES: Record<string, Fake> = {
   'ec2.aws.m.upbound.io/SecurityGroup': (obj) => ({ atProvider: { id: `sg-${obj.metadata?.name ?? ''}` } }),
   'iam.aws.m.upbound.io/Role': (obj) => ({ atProvider: { arn: `arn:aws:iam::000000000000:role/${obj.metadata?.name ?? ''}` } }),
   'iam.aws.m.upbound.io/Policy': (obj) => ({ atProvider: { arn: `arn:aws:iam::000000000000:policy/${obj.metadata?.name ?? ''}` } }),
+  // provider-gcp: the GKE endpoint, the service account's email (compose-gke-cluster binds its role to it), ids.
+  'container.gcp.m.upbound.io/Cluster': (obj) => ({
+    atProvider: {
+      id: `projects/plan/locations/${str((obj['spec'] as JsonObject | undefined)?.['forProvider'], 'location')}/clusters/${nameOf(obj)}`,
+      endpoint: `${nameOf(obj)}.gke.plan.modelplane.invalid`,
+    },
+  }),
+  'cloudplatform.gcp.m.upbound.io/ServiceAccount': (obj) => ({
+    atProvider: { id: `projects/plan/serviceAccounts/${nameOf(obj)}`, email: `${nameOf(obj)}@plan.iam.gserviceaccount.com` },
+  }),
+  'compute.gcp.m.upbound.io/Network': (obj) => ({ atProvider: { id: `projects/plan/global/networks/${nameOf(obj)}` } }),
+  // provider-azure: the AKS API server's FQDN and the ids Azure assigns.
+  'containerservice.azure.m.upbound.io/KubernetesCluster': (obj) => ({
+    atProvider: {
+      id: `/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/${nameOf(obj)}/providers/Microsoft.ContainerService/managedClusters/${nameOf(obj)}`,
+      fqdn: `${nameOf(obj)}.aks.plan.modelplane.invalid`,
+    },
+  }),
+  'azure.m.upbound.io/ResourceGroup': (obj) => ({
+    atProvider: { id: `/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/${nameOf(obj)}` },
+  }),
+  // provider-nebius: running mk8s clusters and the ids of what the node groups attach.
+  'mk8s.nebius.m.upbound.io/Cluster': (obj) => ({ atProvider: { id: `mk8scluster-${nameOf(obj)}`, status: { state: 'RUNNING' } } }),
+  'compute.nebius.m.upbound.io/Filesystem': (obj) => ({ atProvider: { id: `computefilesystem-${nameOf(obj)}`, status: { state: 'READY' } } }),
+  'compute.nebius.m.upbound.io/GpuCluster': (obj) => ({ atProvider: { id: `computegpucluster-${nameOf(obj)}` } }),
   // provider-vultr: a running VKE cluster.
   'vke.vultr.m.upbound.io/Kubernetes': (obj) => ({
     atProvider: { id: `vke-${obj.metadata?.name ?? ''}`, status: 'active', endpoint: `${obj.metadata?.name ?? ''}.vke.plan.modelplane.invalid` },
@@ -146,6 +181,15 @@ export const FAKES: Record<string, Fake> = {
   // provider-helm: a deployed release.
   'helm.m.crossplane.io/Release': () => ({ atProvider: { state: 'deployed', revision: 1 } }),
 };
+
+function nameOf(obj: KubeObject): string {
+  return obj.metadata?.name ?? '';
+}
+
+function str(o: unknown, key: string): string {
+  const v = o && typeof o === 'object' ? (o as JsonObject)[key] : undefined;
+  return typeof v === 'string' ? v : '';
+}
 
 /** A managed resource: reconciled by a Crossplane provider, which reports Ready and Synced. */
 export function isManaged(group: string): boolean {

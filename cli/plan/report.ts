@@ -18,6 +18,22 @@ export interface PoolReport {
   nodes: number;
   /** Nodes charged by every placed ModelReplica on this pool. */
   usedNodes: number;
+  /** The multi-node fabric the pool is on (status.gpuPools[].fabric): EFA, InfiniBand, or null. */
+  fabric: string | null;
+}
+
+/** What a cluster offers (its status.capabilities, the provider contract); null fields when not published. */
+export interface CapabilitiesReport {
+  /** The RWX StorageClass for ModelCache volumes, or null. */
+  rwxCacheStorageClass: string | null;
+  /** Why there is no RWX StorageClass, or null. */
+  rwxCacheReason: string | null;
+  /** EFA, InfiniBand or None. */
+  multiNodeFabric: string | null;
+  /** ClusterAutoscaler, Provider or None. */
+  nodeAutoscaling: string | null;
+  /** Composed or PreinstalledAndGated. */
+  gpuStack: string | null;
 }
 
 export interface ClusterReport {
@@ -26,6 +42,8 @@ export interface ClusterReport {
   ready: boolean;
   gatewayAddress: string | null;
   pools: PoolReport[];
+  /** null until the cluster publishes its capabilities. */
+  capabilities: CapabilitiesReport | null;
 }
 
 export interface ReplicaReport {
@@ -111,6 +129,8 @@ export function buildReport(result: PlanResult): PlanReport {
     const name = c.metadata?.name ?? '';
     const spec = obj(c['spec']);
     const classes = new Map(arr(spec['nodePools']).map((p) => [String(p['name']), str(p['className'])]));
+    const caps = obj(c['status'])['capabilities'];
+    const rwx = obj(obj(caps)['rwxCacheStorageClass']);
     return {
       name,
       source: str(obj(spec['cluster'])['source']),
@@ -121,7 +141,18 @@ export function buildReport(result: PlanResult): PlanReport {
         className: classes.get(String(p['name'])) ?? null,
         nodes: num(p['nodes']),
         usedNodes: used.get(`${name}/${String(p['name'])}`) ?? 0,
+        fabric: str(p['fabric']),
       })),
+      capabilities:
+        caps === undefined
+          ? null
+          : {
+              rwxCacheStorageClass: str(rwx['name']),
+              rwxCacheReason: str(rwx['reason']),
+              multiNodeFabric: str(obj(caps)['multiNodeFabric']),
+              nodeAutoscaling: str(obj(caps)['nodeAutoscaling']),
+              gpuStack: str(obj(caps)['gpuStack']),
+            },
     };
   });
 

@@ -1,7 +1,8 @@
 /**
- * `modelplane plan` text output: three tables (clusters and pools,
- * deployments, services), the why-not of every under-placed deployment, and
- * one line per invalid or skipped input. Colour only on a terminal.
+ * `modelplane plan` text output: four tables (clusters and pools, what each
+ * cluster offers, deployments, services), the why-not of every under-placed
+ * deployment, and one line per invalid or skipped input. Colour only on a
+ * terminal.
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
@@ -42,19 +43,32 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   out.push(c.bold('Clusters'));
   const clusterRows: string[][] = [];
   for (const cl of report.clusters) {
-    if (cl.pools.length === 0) clusterRows.push([cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', '-', '', '', '']);
+    if (cl.pools.length === 0) clusterRows.push([cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', '-', '', '', '', '']);
     for (const [i, p] of cl.pools.entries()) {
-      clusterRows.push(
-        i === 0 ? [cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', p.name, p.className ?? '', String(p.nodes), String(p.usedNodes)] : ['', '', '', '', p.name, p.className ?? '', String(p.nodes), String(p.usedNodes)],
-      );
+      const pool = [p.name, p.className ?? '', String(p.nodes), String(p.usedNodes), p.fabric ?? '-'];
+      clusterRows.push(i === 0 ? [cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', ...pool] : ['', '', '', '', ...pool]);
     }
   }
   out.push(
     report.clusters.length > 0
-      ? table(['CLUSTER', 'SOURCE', 'READY', 'GATEWAY', 'POOL', 'CLASS', 'NODES', 'USED'], clusterRows, color)
+      ? table(['CLUSTER', 'SOURCE', 'READY', 'GATEWAY', 'POOL', 'CLASS', 'NODES', 'USED', 'FABRIC'], clusterRows, color)
       : '  (none)',
     '',
   );
+
+  if (report.clusters.length > 0) {
+    out.push(c.bold('Capabilities'));
+    const capRows = report.clusters.map((cl) => {
+      const k = cl.capabilities;
+      if (!k) return [cl.name, '-', '-', '-', '-'];
+      return [cl.name, k.rwxCacheStorageClass ?? 'none', k.multiNodeFabric ?? '-', k.nodeAutoscaling ?? '-', k.gpuStack ?? '-'];
+    });
+    out.push(table(['CLUSTER', 'RWX CACHE', 'MULTI-NODE FABRIC', 'NODE AUTOSCALING', 'GPU STACK'], capRows, color));
+    for (const cl of report.clusters) {
+      if (cl.capabilities?.rwxCacheReason) out.push(`  ${cl.name}: no RWX cache: ${cl.capabilities.rwxCacheReason}`);
+    }
+    out.push('');
+  }
 
   out.push(c.bold('Deployments'));
   const depRows: string[][] = [];

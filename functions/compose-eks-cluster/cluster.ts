@@ -12,7 +12,7 @@
  * never the AWS credentials).
  */
 import type { KubeObject } from '../lib/function.js';
-import { providerConfig } from '../lib/objects.js';
+import { workloadProviderConfigs } from '../lib/workload.js';
 import { controllerRef, EKS, type EksContext, LABEL, mr } from './aws.js';
 
 /** The EKS `Cluster` (key `cluster`). */
@@ -68,9 +68,5 @@ export function podIdentity(ctx: EksContext, serviceAccount: string, roleLabel: 
 
 /** The kubernetes and helm ProviderConfigs reaching the new cluster (2 keys, always ready). */
 export function providerConfigs(ctx: EksContext): Record<string, KubeObject> {
-  const creds = { kubeconfig: { name: ctx.kubeconfigSecret, namespace: ctx.namespace, key: 'kubeconfig' } };
-  return {
-    'provider-config-kubernetes': providerConfig('kubernetes', { name: ctx.kubeconfigSecret }, creds),
-    'provider-config-helm': providerConfig('helm', { name: ctx.kubeconfigSecret }, creds),
-  };
+  return workloadProviderConfigs(ctx.kubeconfigSecret, ctx.namespace);
 }

@@ -16,11 +16,14 @@
  *   is observed itself.
  * - Readiness: both ProviderConfigs and the StorageClass are always ready;
  *   every other key is ready exactly when observed Ready.
- * - Status, on every pass: the kubeconfig Secret and the cache StorageClass.
+ * - Status, on every pass: the kubeconfig Secret, the cache StorageClass and
+ *   `capabilities` (EFS RWX cache; EFA when a pool is on it; the composed
+ *   cluster autoscaler; composed GPU stack).
  * - Invalid input (see validate.ts) is a `SpecValid` condition plus Warning
  *   results naming the field; nothing already composed is dropped.
  */
 import {
+  cloudProviderConfigRef,
   keepCluster,
   type KeepCluster,
   type PoolProblem,
@@ -42,6 +45,7 @@ import {
 import { parseEKSCluster } from '../lib/generated/eksclusters.js';
 import { childName } from '../lib/names.js';
 import { markReady } from '../lib/ready.js';
+import { capabilitiesStatus, type Fabric } from '../lib/workload.js';
 import { type EksContext, externalName, usesLaunchTemplate } from './aws.js';
 import { clusterAuth, coreAddons, eksCluster, podIdentity, providerConfigs } from './cluster.js';
 import { autoscalerIam, clusterIam } from './iam.js';
@@ -55,7 +59,7 @@ import { invalidNetworkingMessage, poolProblem, REASON_INVALID_NETWORKING } from
 const ALWAYS_READY = new Set(['provider-config-kubernetes', 'provider-config-helm', STORAGE_CLASS_KEY]);
 
 /** What an EKSCluster that cannot be composed keeps: its children and the status it wrote. */
-const KEEP: KeepCluster = { alwaysReady: ALWAYS_READY, statusFields: ['secrets', 'cache'] };
+const KEEP: KeepCluster = { alwaysReady: ALWAYS_READY, statusFields: ['secrets', 'cache', 'capabilities'] };
 
 /** Composes an EKSCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
@@ -78,10 +82,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     zones: zoned.zones,
     clusterName: childName(namespace, name, 'eks'),
     kubeconfigSecret: childName(name, 'kubeconfig'),
-    providerConfigRef: {
-      kind: spec.credentials?.type || 'ClusterProviderConfig',
-      name: spec.credentials?.name || 'default',
-    },
+    providerConfigRef: cloudProviderConfigRef(spec.credentials),
     observed,
   };
 
@@ -92,6 +93,7 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   const kept: Record<string, DesiredResource> = {};
   const problems: PoolProblem[] = [];
+  let fabric: Fabric = 'None';
   for (const { pool, index } of poolsByName(spec.nodePools)) {
     const ngKey = `nodegroup-${pool.name}`;
     const ltKey = `launch-template-${pool.name}`;
@@ -106,6 +108,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     }
     if (usesLaunchTemplate(pool)) desired[ltKey] = launchTemplate(ctx, pool, pool.instanceType);
     desired[ngKey] = poolNodeGroup(ctx, pool, pool.instanceType);
+    if (pool.fabric === 'EFA') fabric = 'EFA';
   }
   const anyEfa = spec.nodePools.some((p) => p.fabric === 'EFA');
   if (anyEfa) Object.assign(desired, efaSecurityGroup(ctx));
@@ -131,14 +134,20 @@ export function compose(req: ComposeRequest): ComposeResult {
   for (const [key, d] of Object.entries(kept)) {
     result.resources[key] = ALWAYS_READY.has(key) ? { ...d, ready: true } : d;
   }
-  result.status = status(ctx.kubeconfigSecret);
+  result.status = status(ctx.kubeconfigSecret, fabric);
   return Object.assign(result, poolReport(req.composite, problems));
 }
 
-/** The whole XR status: the kubeconfig Secret and the ModelCache StorageClass. */
-function status(kubeconfigSecret: string): JsonObject {
+/** The whole XR status: the kubeconfig Secret, the ModelCache StorageClass and the provider contract. */
+function status(kubeconfigSecret: string, fabric: Fabric): JsonObject {
   return {
     secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
     cache: { storageClassName: STORAGE_CLASS },
+    capabilities: capabilitiesStatus({
+      rwxCacheStorageClass: { name: STORAGE_CLASS },
+      multiNodeFabric: fabric,
+      nodeAutoscaling: 'ClusterAutoscaler',
+      gpuStack: 'Composed',
+    }),
   };
 }

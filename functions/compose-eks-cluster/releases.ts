@@ -10,7 +10,8 @@
  * the literal EKS cluster name and balances similar node groups.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { type Chart, helmRelease } from '../lib/objects.js';
+import type { Chart } from '../lib/objects.js';
+import { GPU_TOLERATION, workloadRelease } from '../lib/workload.js';
 import type { EksContext } from './aws.js';
 
 /** Key of the cluster autoscaler release. */
@@ -18,17 +19,8 @@ export const AUTOSCALER_KEY = 'release-cluster-autoscaler';
 /** Key of the EFA DRA driver release. */
 export const EFA_DRA_KEY = 'release-efa-dra-driver';
 
-const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
-
 function release(ctx: EksContext, chart: Chart, values: JsonObject): KubeObject {
-  return helmRelease({
-    namespace: ctx.namespace,
-    chart,
-    targetNamespace: 'kube-system',
-    providerConfigRef: { kind: 'ProviderConfig', name: ctx.kubeconfigSecret },
-    values,
-    managementPolicies: ['Observe', 'Create', 'Update'],
-  });
+  return workloadRelease({ namespace: ctx.namespace, kubeconfigSecret: ctx.kubeconfigSecret, chart, targetNamespace: 'kube-system', values });
 }
 
 /** cluster-autoscaler 9.57.0 (kubernetes.github.io/autoscaler), AWS auto-discovery, Pod Identity service account. */

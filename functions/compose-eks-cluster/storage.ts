@@ -11,7 +11,7 @@
  * kubeconfig Secret is gone) and is ready as soon as it is composed.
  */
 import type { KubeObject } from '../lib/function.js';
-import { kubernetesObject } from '../lib/objects.js';
+import { workloadStorageClass } from '../lib/workload.js';
 import { controllerRef, EC2, EFS, type EksContext, LABEL, mr } from './aws.js';
 import { addon, podIdentity } from './cluster.js';
 import { efsCsiIam } from './iam.js';
@@ -66,18 +66,9 @@ export function efsResources(ctx: EksContext): Record<string, KubeObject> {
  * mode 700, bound immediately) for file system `fileSystemId`.
  */
 export function storageClass(ctx: EksContext, fileSystemId: string): KubeObject {
-  return kubernetesObject({
-    namespace: ctx.namespace,
-    manifest: {
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: STORAGE_CLASS },
-      provisioner: 'efs.csi.aws.com',
-      parameters: { provisioningMode: 'efs-ap', fileSystemId, directoryPerms: '700' },
-      volumeBindingMode: 'Immediate',
-    },
-    providerConfigRef: { kind: 'ProviderConfig', name: ctx.kubeconfigSecret },
-    readiness: { policy: 'SuccessfulCreate' },
-    managementPolicies: ['Observe', 'Create', 'Update'],
+  return workloadStorageClass(ctx.namespace, ctx.kubeconfigSecret, STORAGE_CLASS, {
+    provisioner: 'efs.csi.aws.com',
+    parameters: { provisioningMode: 'efs-ap', fileSystemId, directoryPerms: '700' },
+    volumeBindingMode: 'Immediate',
   });
 }

@@ -6,8 +6,9 @@
  * Guarantees (spec/platform-side.md §6, spec/README.md item 7):
  * - condition `Accepted` = True, reason `Available`, and the XR marked Ready;
  * - `status.multiNode` is `false` for a class provisioned on Vultr (VKE has no
- *   GPU fabric) and `true` for every other class, so the scheduler can refuse
- *   gangs on pools that cannot serve them;
+ *   GPU fabric) and `true` for every other class: a hint for users; the
+ *   fleet scheduler decides per pool from the InferenceCluster's published
+ *   fabric and capabilities, never from this;
  * - `status.devices` echoes the declared devices with the XRD's defaults
  *   applied (`claim: DRA`, `count: 1`), sorted by name.
  * - The class is read through its generated parser (XRD defaults, types,

@@ -11,24 +11,27 @@
  *   rules).
  * - The nested XR is named like the InferenceCluster, in `modelplane-system`;
  *   `credentials` only when the InferenceCluster block sets them.
- * - EKS and Vultr pools carry `className`; a pool whose class has no
- *   EKS/Vultr provisioning block is passed without `instanceType`/`plan`
+ * - Every nested pool carries `className`; a pool whose class has no
+ *   provisioning block for the cloud is passed without its shape
+ *   (`instanceType`, `machineType`, `vmSize`, `platform`/`preset`, `plan`)
  *   and `gpu`, so the nested XR reports that pool (SpecValid=False naming
  *   the pool and the class) and keeps provisioning its other pools.
  * - {@link poolProblems} lists, in pool order, every pool the nested XR's own
  *   schema would reject (so we never compose an XR the API server refuses):
  *   a class without this cloud's provisioning block (the reference's
- *   InvalidNodePool; on EKS/Vultr reported but not blocking, see above), and
- *   our additions: GKE/EKS pools without zones, AKS pool names outside
- *   `^[a-z][a-z0-9]{0,11}$`, Nebius/Vultr minNodeCount without maxNodeCount,
- *   Vultr pools below one node, no pools at all.
+ *   InvalidNodePool; reported but not blocking, see above), and our
+ *   additions: a pool name that is not a Kubernetes label value, GKE/EKS
+ *   pools without zones, AKS pool names outside `^[a-z][a-z0-9]{0,11}$`,
+ *   Nebius/Vultr minNodeCount without maxNodeCount, Vultr pools below one
+ *   node, no pools at all.
  *
  * Divergence (spec/README.md item 2): the reference skips the whole nested XR
- * when one pool's class lacks the cloud's block; on EKS and Vultr we compose
- * it with that pool unshaped. GKE, AKS and Nebius keep the reference's
- * behaviour: their XRDs have no per-pool `className` to report it by.
+ * when one pool's class lacks the cloud's block; we compose it with that pool
+ * unshaped, on every cloud.
  */
+import { isLabelValue } from '../lib/cloud.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
+import type { Fabric } from '../lib/workload.js';
 import type { CloudBlock, InferenceClass, NodePool } from './spec.js';
 
 /** Namespace of every internal XR an InferenceCluster composes. */
@@ -54,11 +57,8 @@ export interface CloudSource {
   nvidiaDriverRoot?: string;
   /** Whether the nested XR publishes `status.cache.storageClassName`. */
   hasCache: boolean;
-  /**
-   * Whether the nested XR's pools take `className` and the nested function
-   * reports a pool whose class lacks this cloud's block (EKS, Vultr).
-   */
-  classPerPool: boolean;
+  /** The multi-node fabric a pool of this cloud can be on (`spec.nodePools[].fabric.type`), if any. */
+  fabric?: Exclude<Fabric, 'None'>;
 }
 
 /** The five provisioned sources. */
@@ -72,7 +72,6 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: false,
     nvidiaDriverRoot: '/home/kubernetes/bin/nvidia',
     hasCache: true,
-    classPerPool: false,
   },
   EKS: {
     source: 'EKS',
@@ -81,7 +80,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     key: 'eks-cluster',
     keepSecretNamespace: false,
     hasCache: true,
-    classPerPool: true,
+    fabric: 'EFA',
   },
   AKS: {
     source: 'AKS',
@@ -90,7 +89,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     key: 'aks-cluster',
     keepSecretNamespace: false,
     hasCache: true,
-    classPerPool: false,
+    fabric: 'InfiniBand',
   },
   Nebius: {
     source: 'Nebius',
@@ -100,7 +99,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     identityType: 'NebiusServiceAccountCredentials',
     keepSecretNamespace: true,
     hasCache: true,
-    classPerPool: false,
+    fabric: 'InfiniBand',
   },
   Vultr: {
     source: 'Vultr',
@@ -109,7 +108,6 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     key: 'vultr-cluster',
     keepSecretNamespace: false,
     hasCache: false,
-    classPerPool: true,
   },
 };
 
@@ -120,7 +118,7 @@ export const REASON_INVALID_NODE_POOL = 'InvalidNodePool';
 export interface Problem {
   reason: string;
   message: string;
-  /** Reported by the nested XR for its pool too; the nested XR is still composed (EKS, Vultr). */
+  /** Reported by the nested XR for its pool too; the nested XR is still composed. */
   perPool?: true;
 }
 
@@ -130,6 +128,11 @@ export function errNoProvisioningBlock(className: string, source: string): strin
 }
 
 const AKS_POOL_NAME = /^[a-z][a-z0-9]{0,11}$/;
+
+/** Message: a pool name that cannot label nodes. */
+export function errPoolName(at: string, name: string): string {
+  return `${at}.name ${JSON.stringify(name)} is not a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit); rename the pool`;
+}
 
 /**
  * Pools the nested XR would reject, in pool order. `classes` holds only the
@@ -150,10 +153,8 @@ export function poolProblems(
     const cls = classes.get(pool.className);
     if (!cls) return;
     const at = `spec.nodePools[${i}]`;
-    if (!cls.provisioning[cloud.block]) {
-      const p = invalid(errNoProvisioningBlock(pool.className, cloud.source));
-      out.push(cloud.classPerPool ? { ...p, perPool: true } : p);
-    }
+    if (!isLabelValue(pool.name)) out.push(invalid(errPoolName(at, pool.name)));
+    if (!cls.provisioning[cloud.block]) out.push({ ...invalid(errNoProvisioningBlock(pool.className, cloud.source)), perPool: true });
     if ((cloud.block === 'gke' || cloud.block === 'eks') && pool.zones.length === 0) {
       out.push(invalid(`${at}.zones is required when spec.cluster.source is ${cloud.source}; list the pool's zones`));
     }
@@ -176,13 +177,12 @@ export function poolProblems(
   return out;
 }
 
-/** One nested pool; `p` is the class's block for this cloud, undefined when it has none (EKS/Vultr only). */
+/** One nested pool; `block` is the class's block for this cloud, undefined when it has none. */
 function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefined): JsonObject {
-  if (block === undefined && cloud.classPerPool) return unshapedPool(cloud, pool);
-  const p = block ?? {};
+  if (block === undefined) return unshapedPool(cloud, pool);
+  const p = block;
   const accelerator = (p['accelerator'] ?? {}) as JsonObject;
-  const base: JsonObject = { name: pool.name, role: 'GPU' };
-  if (cloud.classPerPool) base['className'] = pool.className;
+  const base: JsonObject = { name: pool.name, role: 'GPU', className: pool.className };
   const nullable = { minNodeCount: pool.minNodeCount ?? null, maxNodeCount: pool.maxNodeCount ?? null };
   const bounds: JsonObject = {};
   if (pool.minNodeCount !== undefined) bounds['minNodeCount'] = pool.minNodeCount;
@@ -252,30 +252,48 @@ function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefin
 }
 
 /**
- * An EKS/Vultr pool whose class has no block for the cloud: the pool's own
- * fields and `className`, without `instanceType`/`plan`, `diskSizeGb` or
- * `gpu`, which the EKSCluster/VultrCluster XRDs allow for such a pool and the
- * nested function reports by pool and class.
+ * A pool whose class has no block for the cloud: the pool's own fields (as
+ * the shaped pool passes them) and `className`, without the shape, disk size
+ * or `gpu`, which the cloud XRDs allow for such a pool and the nested
+ * function reports by pool and class.
  */
 function unshapedPool(cloud: CloudSource, pool: NodePool): JsonObject {
   const out: JsonObject = { name: pool.name, role: 'GPU', className: pool.className, nodeCount: pool.nodeCount };
-  if (cloud.block === 'eks') {
+  const nullable = cloud.block === 'eks' || cloud.block === 'gke' || cloud.block === 'aks';
+  if (nullable) {
     out['minNodeCount'] = pool.minNodeCount ?? null;
     out['maxNodeCount'] = pool.maxNodeCount ?? null;
-    out['zones'] = [...pool.zones];
-    if (pool.capacityReservationId) out['capacityBlock'] = { capacityReservationId: pool.capacityReservationId };
-    if (pool.fabricType === 'EFA') out['fabric'] = 'EFA';
-    return out;
+  } else {
+    if (pool.minNodeCount !== undefined) out['minNodeCount'] = pool.minNodeCount;
+    if (pool.maxNodeCount !== undefined) out['maxNodeCount'] = pool.maxNodeCount;
   }
-  if (pool.minNodeCount !== undefined) out['minNodeCount'] = pool.minNodeCount;
-  if (pool.maxNodeCount !== undefined) out['maxNodeCount'] = pool.maxNodeCount;
+  switch (cloud.block) {
+    case 'eks':
+      out['zones'] = [...pool.zones];
+      if (pool.capacityReservationId) out['capacityBlock'] = { capacityReservationId: pool.capacityReservationId };
+      if (pool.fabricType === 'EFA') out['fabric'] = 'EFA';
+      break;
+    case 'gke':
+      out['zones'] = [...pool.zones];
+      break;
+    case 'aks':
+      if (pool.zones.length > 0) out['zones'] = [...pool.zones];
+      if (pool.fabricType === 'InfiniBand') out['fabric'] = 'InfiniBand';
+      break;
+    case 'nebius':
+      if (pool.fabricType === 'InfiniBand' && pool.infinibandFabric) {
+        out['fabric'] = { type: 'InfiniBand', infiniband: { fabric: pool.infinibandFabric } };
+      }
+      break;
+    case 'vultr':
+      break;
+  }
   return out;
 }
 
 /**
  * The nested cluster XR for `cloud`. Every pool's class must have resolved
- * and, except on EKS/Vultr, carry the cloud's provisioning block (compose only
- * when {@link poolProblems} has no problem without `perPool`).
+ * (compose only when {@link poolProblems} has no problem without `perPool`).
  */
 export function nestedClusterXR(
   cloud: CloudSource,

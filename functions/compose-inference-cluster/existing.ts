@@ -12,6 +12,7 @@
  *   `BackendReady` waits for the cluster. Otherwise the cluster counts as
  *   running (Modelplane does not provision it).
  * - A missing class only removes its pool from `gpuPools`.
+ * - `status.capabilities` is what the spec declares (see status.ts).
  * Divergence: the reference never reads the Secret (ClusterReady is always
  * True for Existing).
  */
@@ -34,9 +35,17 @@ import {
   type SecretEntry,
   servingStack,
 } from './backend.js';
-import { SYSTEM_NAMESPACE } from './cloud.js';
+import { isLabelValue } from '../lib/cloud.js';
+import { errPoolName, REASON_INVALID_NODE_POOL, SYSTEM_NAMESPACE } from './cloud.js';
 import type { ExistingBlock, InferenceClass, InferenceCluster } from './spec.js';
-import { type ClusterProblem, clusterConditions, clusterStatus, gpuPools, observedGatewayAddress } from './status.js';
+import {
+  type ClusterProblem,
+  clusterConditions,
+  clusterStatus,
+  existingCapabilities,
+  gpuPools,
+  observedGatewayAddress,
+} from './status.js';
 
 /** Requirement that fetches the kubeconfig Secret. */
 export const REQ_KUBECONFIG_SECRET = 'kubeconfig-secret';
@@ -92,13 +101,19 @@ export function composeExisting(
   );
 
   const secret = secretProblem(req, existing);
-  const problems = secret ? [secret, ...classProblems] : classProblems;
+  const names = ic.nodePools.flatMap((p, i): ClusterProblem[] =>
+    !isLabelValue(p.name)
+      ? [{ reason: REASON_INVALID_NODE_POOL, message: errPoolName(`spec.nodePools[${i}]`, p.name) }]
+      : [],
+  );
+  const problems = [...(secret ? [secret] : []), ...names, ...classProblems];
   for (const p of problems) result.results.push(warning(p.message));
   result.status = clusterStatus({
     providerConfigName: providerConfigName(ic.name),
-    pools: gpuPools(ic.nodePools, classes),
+    pools: gpuPools('Existing', ic.nodePools, classes),
     storageClassName: existing.storageClassName,
     gatewayAddress: observedGatewayAddress(observedStack),
+    capabilities: existingCapabilities(existing, ic.nodePools),
   });
   result.conditions = clusterConditions(secret === undefined, isReady(observedStack), problems);
   return result;

@@ -20,6 +20,7 @@
  *   ServingStack is kept as it is. The teardown Usage accompanies it.
  * - Event `<S> cluster ready, composing backend` while the cluster is Ready
  *   and the ServingStack not yet observed.
+ * - `status.capabilities` is the nested XR's, relayed as it publishes it.
  * Divergences (spec/README.md item 2): the reference drops the nested XR on
  * InvalidNodePool, drops the ProviderConfig when the cluster is not Ready,
  * and drops the ServingStack when no secrets resolve; we keep them. It also
@@ -48,7 +49,14 @@ import {
 } from './backend.js';
 import { type CloudSource, nestedClusterXR, poolProblems } from './cloud.js';
 import type { InferenceClass, InferenceCluster } from './spec.js';
-import { type ClusterProblem, clusterConditions, clusterStatus, gpuPools, observedGatewayAddress } from './status.js';
+import {
+  type ClusterProblem,
+  clusterConditions,
+  clusterStatus,
+  gpuPools,
+  observedGatewayAddress,
+  relayedCapabilities,
+} from './status.js';
 
 /** The reference's message when the source's block is missing. */
 export function errNoCloudBlock(source: string): string {
@@ -129,9 +137,10 @@ export function composeProvisioned(
   const cache = getPath(nested?.resource, 'status', 'cache', 'storageClassName');
   result.status = clusterStatus({
     providerConfigName: providerConfigName(ic.name),
-    pools: gpuPools(ic.nodePools, classes),
+    pools: gpuPools(ic.source, ic.nodePools, classes),
     storageClassName: cloud.hasCache && typeof cache === 'string' ? cache : undefined,
     gatewayAddress: observedGatewayAddress(observedStack?.resource),
+    capabilities: relayedCapabilities(nested?.resource),
   });
   result.conditions = clusterConditions(clusterReady, isReady(observedStack?.resource), problems);
   return result;

@@ -4,43 +4,88 @@
  *
  * Guarantees:
  * - `gpuPools`: one entry per spec pool (spec order) whose class resolved and
- *   has devices: `{name, nodes, devices, multiNode?}` where `nodes` is
+ *   has devices and whose name can label nodes (a Kubernetes label value):
+ *   `{name, nodes, devices, fabric?}` where `nodes` is
  *   `maxNodeCount` when set (non-zero) else `nodeCount` (a node budget, in
  *   nodes), `devices` are the class's devices with XRD defaults applied, and
- *   `multiNode: false` is set only when the class cannot serve multi-node
- *   gangs (provisioned on Vultr) — derived from the class spec, so it does not
- *   wait for the class to reconcile.
+ *   `fabric` is the multi-node fabric the pool's nodes are on when its source
+ *   offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing;
+ *   never on GKE or Vultr), read from the pool's spec.
+ * - `capabilities` (the provider contract, spec/README.md item 16): relayed
+ *   from the nested cloud XR's status once it publishes a well-formed block
+ *   (omitted before); for Existing, declared from the spec:
+ *   `existing.cache.storageClassName` (or the reason there is none), the
+ *   fabric its pools declare, no autoscaling Modelplane manages, the GPU
+ *   stack composed by the serving stack. The fleet scheduler places a gang
+ *   only on a pool with a `fabric` in a cluster whose capabilities offer one.
  * - `providerConfigRef.name` and `namespace` are always published, even
  *   before the ClusterProviderConfig exists.
  * - Conditions: exactly one `ClusterReady` and one `BackendReady`.
  */
 import { type Condition, condition, getPath, type JsonObject, type KubeObject } from '../lib/function.js';
-import { SYSTEM_NAMESPACE } from './cloud.js';
-import type { InferenceClass, NodePool } from './spec.js';
+import { InferenceClusterStatusCapabilitiesSchema } from '../lib/generated/inferenceclusters.js';
+import { isLabelValue } from '../lib/cloud.js';
+import { capabilitiesStatus, type Fabric } from '../lib/workload.js';
+import { CLOUD_SOURCES, SYSTEM_NAMESPACE } from './cloud.js';
+import type { ExistingBlock, InferenceClass, NodePool, Source } from './spec.js';
 
 /** Status fields this function owns, echoed unchanged on hold paths. */
-export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway'] as const;
+export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway', 'capabilities'] as const;
 
-/** True when pools of this class can take multi-node (Leader + Worker) gangs (spec/README.md item 7). */
-export function classSupportsMultiNode(cls: InferenceClass): boolean {
-  return cls.provider !== 'Vultr';
+/**
+ * The multi-node fabric `pool`'s nodes are on, when its source offers that
+ * fabric (EKS: EFA; AKS, Nebius: InfiniBand, Nebius with its fabric named;
+ * Existing: whichever the pool declares); undefined otherwise.
+ */
+export function poolFabric(source: Source, pool: NodePool): Exclude<Fabric, 'None'> | undefined {
+  const declared = pool.fabricType === 'EFA' || pool.fabricType === 'InfiniBand' ? pool.fabricType : undefined;
+  if (!declared) return undefined;
+  if (source === 'Existing') return declared;
+  if (source === 'Nebius' && !pool.infinibandFabric) return undefined;
+  return CLOUD_SOURCES[source]?.fabric === declared ? declared : undefined;
 }
 
 /** The published pools. */
-export function gpuPools(pools: readonly NodePool[], classes: ReadonlyMap<string, InferenceClass>): JsonObject[] {
+export function gpuPools(source: Source, pools: readonly NodePool[], classes: ReadonlyMap<string, InferenceClass>): JsonObject[] {
   const out: JsonObject[] = [];
   for (const pool of pools) {
     const cls = classes.get(pool.className);
-    if (!cls || cls.devices.length === 0) continue;
+    if (!cls || cls.devices.length === 0 || !isLabelValue(pool.name)) continue;
     const entry: JsonObject = {
       name: pool.name,
       nodes: pool.maxNodeCount ? pool.maxNodeCount : pool.nodeCount,
       devices: cls.devices.map((d) => structuredClone(d) as unknown as JsonObject),
     };
-    if (!classSupportsMultiNode(cls)) entry['multiNode'] = false;
+    const fabric = poolFabric(source, pool);
+    if (fabric) entry['fabric'] = fabric;
     out.push(entry);
   }
   return out;
+}
+
+/** Why an Existing cluster without `existing.cache.storageClassName` has no RWX cache StorageClass. */
+export const NO_EXISTING_CACHE =
+  'spec.cluster.existing.cache.storageClassName is not set; name an RWX StorageClass of the cluster to cache models here.';
+
+/** The capabilities an Existing cluster declares through its spec. */
+export function existingCapabilities(existing: ExistingBlock, pools: readonly NodePool[]): JsonObject {
+  const fabric = pools.map((p) => poolFabric('Existing', p)).find((f) => f !== undefined) ?? 'None';
+  return capabilitiesStatus({
+    rwxCacheStorageClass: existing.storageClassName ? { name: existing.storageClassName } : { reason: NO_EXISTING_CACHE },
+    multiNodeFabric: fabric,
+    nodeAutoscaling: 'None',
+    gpuStack: 'Composed',
+  });
+}
+
+/** The observed nested XR's `status.capabilities` when well-formed (a fresh copy), else undefined. */
+export function relayedCapabilities(nested: KubeObject | undefined): JsonObject | undefined {
+  const parsed = InferenceClusterStatusCapabilitiesSchema.safeParse(getPath(nested, 'status', 'capabilities'));
+  if (!parsed.success) return undefined;
+  const { name, reason } = parsed.data.rwxCacheStorageClass;
+  if ((name === undefined) === (reason === undefined)) return undefined;
+  const rwxCacheStorageClass = name !== undefined ? { name } : { reason: reason! };
+  return capabilitiesStatus({ ...parsed.data, rwxCacheStorageClass });
 }
 
 /** Inputs of {@link clusterStatus}. */
@@ -49,6 +94,7 @@ export interface StatusInputs {
   pools: JsonObject[];
   storageClassName?: string | undefined;
   gatewayAddress?: string | undefined;
+  capabilities?: JsonObject | undefined;
 }
 
 /** The whole status this function writes. */
@@ -60,6 +106,7 @@ export function clusterStatus(s: StatusInputs): JsonObject {
   };
   if (s.storageClassName) status['cache'] = { storageClassName: s.storageClassName };
   if (s.gatewayAddress) status['gateway'] = { address: s.gatewayAddress };
+  if (s.capabilities) status['capabilities'] = s.capabilities;
   return status;
 }
 

@@ -45,7 +45,7 @@ import {
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { kubernetesObject } from '../lib/objects.js';
-import { markReady } from '../lib/ready.js';
+import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { assemble, type RemoteObject } from './assemble.js';
 import { workloadKey } from './native.js';
 import { AVAILABLE_QUERY, type Replica, readReplica } from './types.js';
@@ -77,6 +77,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   if ('error' in parsed) {
     keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: parsed.error });
     result.conditions.push(condition(ModelReady, false, Reason.WaitingForModel));
+    readyOnlyIfServing(result, false);
     return result;
   }
   const replica = parsed.replica;
@@ -88,6 +89,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.resources = keepObserved(req.observed);
     result.conditions.push(condition(ModelAccepted, false, Reason.WaitingForCluster));
     result.conditions.push(condition(ModelReady, false, Reason.WaitingForModel));
+    readyOnlyIfServing(result, false);
     return result;
   };
   if (cluster.state === 'pending') {
@@ -109,6 +111,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   if ('error' in built) {
     keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: built.error });
     result.conditions.push(readiness(req, keys));
+    readyOnlyIfServing(result, false);
     return result;
   }
 
@@ -118,7 +121,10 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const accepted = keys.every((k) => hasManifest(req, k));
   result.conditions.push(condition(ModelAccepted, accepted, accepted ? Reason.Accepted : Reason.Deploying));
-  result.conditions.push(readiness(req, keys));
+  const ready = readiness(req, keys);
+  result.conditions.push(ready);
+  // Ready means serving: every workload applied and available (and every other object created).
+  readyOnlyIfServing(result, ready.status === 'True');
   return result;
 }
 
@@ -145,11 +151,16 @@ function hasManifest(req: ComposeRequest, key: string): boolean {
   return typeof m === 'object' && m !== null && Object.keys(m).length > 0;
 }
 
-/** `ModelReady` from the observed workloads: Serving when all are Ready, ModelStarting once all are applied. */
+/**
+ * `ModelReady` from the observed workloads: Serving when all are applied
+ * (`ModelAccepted`) and Ready, ModelStarting once all are applied, else
+ * WaitingForModel. Never True while `ModelAccepted` is False.
+ */
 function readiness(req: ComposeRequest, keys: string[]): Condition {
-  if (keys.every((k) => isReady(req.observed[k]?.resource))) return condition(ModelReady, true, Reason.Serving);
   const applied = keys.every((k) => hasManifest(req, k));
-  return condition(ModelReady, false, applied ? Reason.ModelStarting : Reason.WaitingForModel);
+  if (!applied) return condition(ModelReady, false, Reason.WaitingForModel);
+  if (keys.every((k) => isReady(req.observed[k]?.resource))) return condition(ModelReady, true, Reason.Serving);
+  return condition(ModelReady, false, Reason.ModelStarting);
 }
 
 function firstImage(replica: Replica): string {

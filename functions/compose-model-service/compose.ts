@@ -19,6 +19,14 @@
  * - Conditions: `EndpointsResolved`, then `RoutingReady` (True
  *   `RouteConfigured` when the gateway accepted the route and at least one
  *   backend is live).
+ * - A route not composed yet waits for the gateway's address: the
+ *   InferenceGateway publishes one only once the Gateway API CRDs it installs
+ *   and its Gateway exist, so the route never fails to apply for a missing
+ *   HTTPRoute kind. The gateway absent is RoutingReady False
+ *   `GatewayNotFound` and a Warning naming the fix; present without an
+ *   address, `WaitingForGateway`. A route already composed is kept.
+ * - Ready only when serving (functions/lib/ready.ts): a route accepted,
+ *   with a live backend, at an address.
  * - While a requirement is not fetched yet, nothing is said and nothing is
  *   dropped (spec/README.md item 3). When no endpoint matches, the route
  *   already composed is kept (spec/README.md item 2; the reference composed
@@ -34,9 +42,10 @@ import {
   keepObserved,
   type KubeObject,
   readRequired,
+  warning,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
-import { markReady } from '../lib/ready.js';
+import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -51,10 +60,16 @@ export const Reason = {
   Resolved: 'Resolved',
   RouteConfigured: 'RouteConfigured',
   Configuring: 'Configuring',
+  GatewayNotFound: 'GatewayNotFound',
+  WaitingForGateway: 'WaitingForGateway',
 } as const;
 export const msgNoEndpoints = 'No ModelEndpoints matched the configured selectors';
 export const msgMatched = (n: number, waiting: number): string =>
   `Matched ${n} endpoint(s)${waiting > 0 ? `; ${waiting} waiting for Backend` : ''}`;
+
+export const msgGatewayNotFound = (namespace: string, name: string): string =>
+  `InferenceGateway default not found: ModelService ${namespace}/${name} has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)`;
+export const msgWaitingForGateway = 'Waiting for InferenceGateway default to publish an address (its Gateway API CRDs and Gateway are being installed)';
 
 /** The control-plane Gateway every service route attaches to. */
 export const GATEWAY_REF = { name: 'modelplane', namespace: 'modelplane-system' } as const;
@@ -133,7 +148,9 @@ export function compose(req: ComposeRequest): ComposeResult {
   const parsed = parseModelService(req.composite);
   if (!parsed.success) {
     const message = formatZodIssues('', parsed.error);
-    return keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.InvalidSpec, message });
+    keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.InvalidSpec, message });
+    readyOnlyIfServing(result, false);
+    return result;
   }
   const entries = parsed.data.spec.endpoints;
   entries.forEach((e, i) => {
@@ -147,6 +164,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const names = Object.keys(result.requirements);
   if (names.some((n) => readRequired(req, n).state === 'pending')) {
     result.resources = keepObserved(req.observed);
+    readyOnlyIfServing(result, false);
     return result;
   }
 
@@ -157,11 +175,28 @@ export function compose(req: ComposeRequest): ComposeResult {
   const grouped = group(req, namespace, entries);
   const all = grouped.flatMap((g) => g.endpoints);
   if (all.length === 0) {
-    return keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.NoEndpoints, message: msgNoEndpoints });
+    keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.NoEndpoints, message: msgNoEndpoints });
+    readyOnlyIfServing(result, false);
+    return result;
   }
   const waiting = all.filter((ep) => backendName(ep) === undefined).length;
   result.conditions.push(condition(EndpointsResolved, true, Reason.Resolved, msgMatched(all.length, waiting)));
 
+  // The route attaches to the control-plane Gateway, whose Gateway API CRDs the InferenceGateway installs:
+  // a new route waits for the gateway's address (it exists only once those CRDs and the Gateway are in place).
+  const routeObserved = 'httproute' in req.observed;
+  if (result.status['address'] === undefined && !routeObserved) {
+    result.resources = keepObserved(req.observed);
+    if (gateway.state === 'absent') {
+      const message = msgGatewayNotFound(namespace, name);
+      result.conditions.push(condition(RoutingReady, false, Reason.GatewayNotFound, message));
+      result.results.push(warning(message));
+    } else {
+      result.conditions.push(condition(RoutingReady, false, Reason.WaitingForGateway, msgWaitingForGateway));
+    }
+    readyOnlyIfServing(result, false);
+    return result;
+  }
   const refs = backendRefs(grouped);
   const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
   if (refs.length > 0) rule['backendRefs'] = refs;
@@ -173,8 +208,16 @@ export function compose(req: ComposeRequest): ComposeResult {
   };
   const routed = accepted(req.observed['httproute']?.resource) && refs.length > 0;
   result.resources['httproute'] = markReady(route, routed);
-  result.conditions.push(
-    routed ? condition(RoutingReady, true, Reason.RouteConfigured) : condition(RoutingReady, false, Reason.Configuring),
-  );
+  if (gateway.state === 'absent') {
+    const message = msgGatewayNotFound(namespace, name);
+    result.conditions.push(condition(RoutingReady, false, Reason.GatewayNotFound, message));
+    result.results.push(warning(message));
+  } else {
+    result.conditions.push(
+      routed ? condition(RoutingReady, true, Reason.RouteConfigured) : condition(RoutingReady, false, Reason.Configuring),
+    );
+  }
+  // Ready means serving: a route the gateway accepted, with a live backend, at an address.
+  readyOnlyIfServing(result, routed && result.status['address'] !== undefined);
   return result;
 }

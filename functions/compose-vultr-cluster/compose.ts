@@ -13,14 +13,18 @@
  * - Readiness: `provider-config-kubernetes` is always ready; every other key
  *   is ready exactly when observed Ready, so the XR is Ready only once the
  *   cluster, every pool and the NVIDIA validator are.
- * - Status: the kubeconfig Secret, and the platform's gaps in plain words
+ * - Status: the kubeconfig Secret, the platform's gaps in plain words
  *   (`limitations`: no RWX model cache on GPU nodes, single-node serving only,
- *   no VPC-only networking). No CSI driver, StorageClass or autoscaler is
+ *   no VPC-only networking), and `capabilities` saying the same in the
+ *   provider contract: no RWX cache StorageClass (with the reason), no
+ *   fabric, VKE's autoscaler when a pool autoscales, a preinstalled GPU stack
+ *   the cluster's readiness is gated on. No CSI driver, StorageClass or autoscaler is
  *   composed: VKE ships them.
  * - Invalid input (see validate.ts) is a `SpecValid` condition plus a Warning
  *   naming the field; nothing already composed is dropped.
  */
 import {
+  cloudProviderConfigRef,
   keepCluster,
   type KeepCluster,
   type PoolProblem,
@@ -39,9 +43,9 @@ import {
 } from '../lib/function.js';
 import { parseVultrCluster } from '../lib/generated/vultrclusters.js';
 import { childName } from '../lib/names.js';
-import type { ProviderConfigRef } from '../lib/objects.js';
 import { readyAsObserved } from '../lib/ready.js';
-import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, nodePool } from './resources.js';
+import { capabilitiesStatus, type NodeAutoscaling } from '../lib/workload.js';
+import { cluster, gpuObserver, kubernetesProviderConfig, LIMITATIONS, NO_RWX_CACHE, nodePool } from './resources.js';
 import { poolProblem } from './validate.js';
 
 /** Composition resource name of the VKE cluster. */
@@ -54,7 +58,7 @@ export const GPU_OBSERVER_KEY = 'gpu-observer';
 export const NODE_POOL_PREFIX = 'node-pool-';
 
 /** What a VultrCluster whose spec does not parse keeps: its children and the status it wrote. */
-const KEEP: KeepCluster = { alwaysReady: [PROVIDER_CONFIG_KEY], statusFields: ['secrets', 'limitations'] };
+const KEEP: KeepCluster = { alwaysReady: [PROVIDER_CONFIG_KEY], statusFields: ['secrets', 'limitations', 'capabilities'] };
 
 /** Composes a VultrCluster. */
 export function compose(req: ComposeRequest): ComposeResult {
@@ -62,10 +66,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   if ('invalid' in xr) return keepCluster(req, KEEP, REASON_INVALID_SPEC, xr.invalid);
   const { name, namespace, spec } = xr;
   const kubeconfigSecret = childName(name, 'kubeconfig');
-  const providerConfigRef: ProviderConfigRef = {
-    kind: spec.credentials?.type || 'ClusterProviderConfig',
-    name: spec.credentials?.name || 'default',
-  };
+  const providerConfigRef = cloudProviderConfigRef(spec.credentials);
 
   const result = emptyResult();
   const observed = req.observed;
@@ -75,6 +76,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   );
 
   const problems: PoolProblem[] = [];
+  let autoscaling: NodeAutoscaling = 'None';
   const dependentsComposed =
     PROVIDER_CONFIG_KEY in observed || Object.keys(observed).some((k) => k.startsWith(NODE_POOL_PREFIX));
   const gateOpen = isReady(observed[CLUSTER_KEY]?.resource) || dependentsComposed;
@@ -87,23 +89,29 @@ export function compose(req: ComposeRequest): ComposeResult {
       if (seen) Object.assign(result.resources, keepObserved({ [key]: seen }));
       continue;
     }
-    if (gateOpen && pool.plan !== undefined) {
-      result.resources[key] = readyAsObserved(nodePool(pool, pool.plan, providerConfigRef), observed[key]);
-    }
+    if (pool.plan === undefined) continue;
+    if (pool.maxNodeCount !== undefined) autoscaling = 'Provider';
+    if (gateOpen) result.resources[key] = readyAsObserved(nodePool(pool, pool.plan, providerConfigRef), observed[key]);
   }
   if (gateOpen) {
     result.resources[PROVIDER_CONFIG_KEY] = { resource: kubernetesProviderConfig(kubeconfigSecret, namespace), ready: true };
     result.resources[GPU_OBSERVER_KEY] = readyAsObserved(gpuObserver(kubeconfigSecret, namespace), observed[GPU_OBSERVER_KEY]);
   }
 
-  result.status = status(kubeconfigSecret);
+  result.status = status(kubeconfigSecret, autoscaling);
   return Object.assign(result, poolReport(req.composite, problems));
 }
 
-/** The whole XR status: the kubeconfig Secret and the platform's limitations. */
-function status(kubeconfigSecret: string): JsonObject {
+/** The whole XR status: the kubeconfig Secret, the platform's limitations and the provider contract. */
+function status(kubeconfigSecret: string, autoscaling: NodeAutoscaling): JsonObject {
   return {
     secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],
     limitations: LIMITATIONS.map((l) => ({ ...l })),
+    capabilities: capabilitiesStatus({
+      rwxCacheStorageClass: { reason: NO_RWX_CACHE },
+      multiNodeFabric: 'None',
+      nodeAutoscaling: autoscaling,
+      gpuStack: 'PreinstalledAndGated',
+    }),
   };
 }

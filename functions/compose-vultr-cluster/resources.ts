@@ -145,6 +145,10 @@ export function gpuObserver(kubeconfigSecret: string, namespace: string): KubeOb
   });
 }
 
+/** Why a VKE cluster has no RWX StorageClass for ModelCache (`status.capabilities.rwxCacheStorageClass.reason`). */
+export const NO_RWX_CACHE =
+  'Vultr File System cannot be attached to VKE GPU nodes, so this cluster has no RWX StorageClass for ModelCache volumes.';
+
 /** One gap of the platform, published in `status.limitations`. */
 export interface Limitation {
   feature: 'ModelCache' | 'MultiNode' | 'PrivateNetworking';

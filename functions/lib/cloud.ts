@@ -1,7 +1,10 @@
 /**
- * What the cloud-cluster functions (compose-eks-cluster, compose-vultr-cluster)
- * share: reading their XR, the `SpecValid` condition, pool problems, and the
- * hold path of a spec that cannot be composed at all
+ * What the five cloud-cluster functions (compose-eks-cluster,
+ * compose-gke-cluster, compose-aks-cluster, compose-nebius-cluster,
+ * compose-vultr-cluster) share: reading their XR, the `SpecValid` condition,
+ * the pool checks every cloud makes (a label-value name, the reserved
+ * `system` name, a class without this cloud's provisioning block) and their
+ * messages, and the hold path of a spec that cannot be composed at all
  * (spec/cloud-providers.md §1.1).
  *
  * Guarantees:
@@ -14,6 +17,8 @@
  *   by Crossplane) is never parsed, so it can never block composition.
  * - Pools are visited in name order and pool messages are joined in that
  *   order, so the same input always gives the same text.
+ * - A pool that cannot be composed keeps every observed child of its own
+ *   (its node pool, launch template…): a problem never deletes a pool.
  *
  * Divergence from the reference (spec/cloud-providers.md §1.1 "no function
  * writes status.conditions"): the `SpecValid` condition is written when the
@@ -26,15 +31,18 @@ import {
   type ComposeResult,
   type Condition,
   condition,
+  type DesiredResource,
   emptyResult,
   getPath,
   type JsonObject,
   type KubeObject,
+  keepObserved,
   type Result,
   warning,
 } from './function.js';
 import { withoutNulls } from './json.js';
 import { keepAndWarn } from './keep.js';
+import type { ProviderConfigRef } from './objects.js';
 import { compareStrings } from './order.js';
 import { formatZodIssues } from './zod-issues.js';
 
@@ -50,10 +58,106 @@ export const REASON_VALID = 'Valid';
 /** The closing sentence of every pool problem. */
 export const POOL_KEPT = 'Nothing new is composed for this pool; what exists is kept.';
 
+/**
+ * A Kubernetes label value (the node label `modelplane.ai/pool=<name>`): at
+ * most 63 characters, alphanumerics, `-`, `_` and `.`, starting and ending
+ * with an alphanumeric. The XRDs carry the same rule (a CEL rule on every
+ * pool name, so the schema does not reject the whole spec); the functions
+ * check it too, so an XR that bypassed the API server is refused per pool.
+ */
+export const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/** Maximum length of a Kubernetes label value. */
+export const MAX_LABEL_VALUE = 63;
+
+/** True when `name` is a Kubernetes label value ({@link LABEL_VALUE}, at most {@link MAX_LABEL_VALUE} characters). */
+export function isLabelValue(name: string): boolean {
+  return name.length <= MAX_LABEL_VALUE && LABEL_VALUE.test(name);
+}
+
+/** Name of the system pool every cloud injects; reserved for user pools. */
+export const SYSTEM_POOL = 'system';
+
 /** A pool that cannot be composed, with the message naming it and the fix. */
 export interface PoolProblem {
   pool: string;
   message: string;
+}
+
+/** What a cloud calls a pool's shape, for the message of a pool that has none. */
+export interface PoolShape {
+  /** The cloud as the InferenceClass names it: `EKS`, `GKE`, `AKS`, `Nebius`, `Vultr`. */
+  cloud: 'EKS' | 'GKE' | 'AKS' | 'Nebius' | 'Vultr';
+  /** What the class lacks, e.g. `instance type`, `platform and preset`. */
+  noun: string;
+  /** The pool fields that carry the shape, e.g. `['instanceType']`. */
+  fields: readonly string[];
+}
+
+/** The common shape of a pool, as every cloud's pools have it. */
+export interface CloudPool {
+  name: string;
+  className?: string | undefined;
+}
+
+/**
+ * The problem every cloud checks before its own, or undefined:
+ * 1. the name is not a Kubernetes label value (it could never label a node);
+ * 2. the name is `system`, the injected system pool's (`systemPool` says
+ *    what that is on this cloud, e.g. `the injected system node group`);
+ * 3. a shape field is missing (`hasShape` false): the pool's class has no
+ *    provisioning block for this cloud (the InferenceCluster passes
+ *    `className` without a shape), or, without `className`, the field
+ *    itself is missing.
+ * @param index the pool's position in `spec.nodePools` (for the field path)
+ */
+export function commonPoolProblem(
+  pool: CloudPool,
+  index: number,
+  opts: { systemPool: string; shape: PoolShape; hasShape: boolean },
+): PoolProblem | undefined {
+  const at = `spec.nodePools[${index}]`;
+  if (!isLabelValue(pool.name)) {
+    return {
+      pool: pool.name,
+      message: `${at}.name: ${JSON.stringify(pool.name)} is not a Kubernetes label value (at most ${MAX_LABEL_VALUE} letters, digits, '-', '_' or '.', beginning and ending with a letter or digit), so it cannot label the pool's nodes; rename the pool. ${POOL_KEPT}`,
+    };
+  }
+  if (pool.name === SYSTEM_POOL) {
+    return { pool: pool.name, message: `${at}.name: "${SYSTEM_POOL}" is reserved for ${opts.systemPool}; rename the pool. ${POOL_KEPT}` };
+  }
+  if (!opts.hasShape) return { pool: pool.name, message: noShapeMessage(at, pool, opts.shape) };
+  return undefined;
+}
+
+/** The message of a pool without its shape: names the class (or the fields) and the fix. */
+export function noShapeMessage(at: string, pool: CloudPool, shape: PoolShape): string {
+  const { cloud, noun, fields } = shape;
+  const block = `spec.provisioning.${cloud.toLowerCase()}`;
+  if (pool.className !== undefined) {
+    const classFields = fields.map((f) => `${block}.${f}`).join(', ');
+    const article = /^[AEIOU]/.test(cloud) ? 'an' : 'a';
+    const them = fields.length > 1 ? 'them' : 'it';
+    return `${at} (${pool.name}): InferenceClass ${pool.className} has no ${cloud} ${noun} (${classFields}); set ${them} on the class or point the pool at ${article} ${cloud} class. ${POOL_KEPT}`;
+  }
+  const verb = fields.length > 1 ? 'are' : 'is';
+  return `${at} (${pool.name}): ${fields.join(' and ')} ${verb} required; set ${fields.map((f) => `${at}.${f}`).join(' and ')}. ${POOL_KEPT}`;
+}
+
+/**
+ * Keeps the observed children of a pool that cannot be composed: each of
+ * `keys` observed is added to `into` as observed (never deleted).
+ */
+export function keepPoolChildren(observed: ComposeRequest['observed'], keys: readonly string[], into: Record<string, DesiredResource>): void {
+  for (const key of keys) {
+    const seen = observed[key];
+    if (seen) Object.assign(into, keepObserved({ [key]: seen }));
+  }
+}
+
+/** `spec.providerConfigRef` of every cloud MR: `spec.credentials` with the code defaults of §1.1. */
+export function cloudProviderConfigRef(credentials: { type?: string; name?: string } | undefined): ProviderConfigRef {
+  const kind = credentials?.type === 'ProviderConfig' ? 'ProviderConfig' : 'ClusterProviderConfig';
+  return { kind, name: credentials?.name || 'default' };
 }
 
 /** The message of a cloud XR (`kind`, e.g. `EKSCluster`) whose spec cannot be composed at all. */
@@ -123,13 +227,13 @@ export interface KeepCluster {
 }
 
 /**
- * Input that cannot be composed at all: every observed child kept (the keys
- * of `keep.alwaysReady` marked ready), the status fields the function wrote
- * kept (no `status` when none is set), {@link SPEC_VALID} False with `reason`
- * and `message`, and a Warning with the same reason and message.
+ * Everything kept as it is: every observed child (the keys of
+ * `keep.alwaysReady` marked ready) and the status fields the function wrote
+ * (no `status` when none is set). No condition, result or requirement.
  */
-export function keepCluster(req: ComposeRequest, keep: KeepCluster, reason: string, message: string): ComposeResult {
-  const result = keepAndWarn(emptyResult(), req.observed, { type: SPEC_VALID, reason, message, warningReason: true });
+export function keepComposed(req: ComposeRequest, keep: KeepCluster): ComposeResult {
+  const result = emptyResult();
+  result.resources = keepObserved(req.observed);
   for (const key of keep.alwaysReady) {
     const r = result.resources[key];
     if (r) result.resources[key] = { ...r, ready: true };
@@ -141,4 +245,14 @@ export function keepCluster(req: ComposeRequest, keep: KeepCluster, reason: stri
   }
   if (Object.keys(kept).length > 0) result.status = kept;
   return result;
+}
+
+/**
+ * Input that cannot be composed at all: {@link keepComposed}, plus
+ * {@link SPEC_VALID} False with `reason` and `message`, and a Warning with
+ * the same reason and message.
+ */
+export function keepCluster(req: ComposeRequest, keep: KeepCluster, reason: string, message: string): ComposeResult {
+  const result = keepComposed(req, keep);
+  return keepAndWarn(result, req.observed, { type: SPEC_VALID, reason, message, warningReason: true }, () => result.resources);
 }

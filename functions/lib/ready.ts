@@ -8,7 +8,7 @@
  * omitting it keeps goldens and whole-response tests free of a field that
  * says nothing.
  */
-import { type DesiredResource, isReady, type KubeObject, type ObservedResource } from './function.js';
+import { type ComposeResult, type DesiredResource, isReady, type KubeObject, type ObservedResource } from './function.js';
 
 /** `resource` as desired, marked ready exactly when `ready`. */
 export function markReady(resource: KubeObject, ready: boolean): DesiredResource {
@@ -21,4 +21,19 @@ export function markReady(resource: KubeObject, ready: boolean): DesiredResource
  */
 export function readyAsObserved(resource: KubeObject, observed: ObservedResource | undefined): DesiredResource {
   return markReady(resource, isReady(observed?.resource));
+}
+
+/**
+ * Makes the XR's Ready tell the truth (ARCHITECTURE.md rule 7). Crossplane
+ * derives Ready from composed readiness: True when every desired composed
+ * resource is ready (or there are none), else False with "Unready resources:
+ * …" (crossplane.md §1.4). When that would say True but the XR does not
+ * serve what was asked (`serving` false: a partial placement, a route not
+ * accepted, no address), the desired composite's readiness is set False,
+ * which Crossplane reports as Ready=False `Creating` and the XR's own
+ * conditions explain. Otherwise nothing is set, so the derived message stays.
+ */
+export function readyOnlyIfServing(result: ComposeResult, serving: boolean): void {
+  if (serving) return;
+  if (Object.values(result.resources).every((r) => r.ready === true)) result.ready = false;
 }

@@ -35,6 +35,7 @@
  * - spec.replicas 0 is ScaledToZero and the XR is Ready (item 6);
  * - the InvalidNodeSelector message names the selector's field path.
  */
+import { readyOnlyIfServing } from '../lib/ready.js';
 import {
   type ComposeRequest,
   type ComposeResult,
@@ -168,10 +169,10 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const clusters = readRequired(req, REQ_CLUSTERS);
   const all = readRequired(req, REQ_REPLICAS);
   if (clusters.state === 'pending' || all.state === 'pending') {
-    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.Scheduling, MSG_WAITING_FLEET));
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.Scheduling, MSG_WAITING_FLEET), undefined, d.replicas);
   }
   if (clusters.state === 'absent') {
-    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.NoClusters), warning(MSG_NO_CLUSTERS));
+    return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.NoClusters), warning(MSG_NO_CLUSTERS), d.replicas);
   }
 
   const fleet = readFleet(clusters.items);
@@ -228,7 +229,8 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
   result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
   if (candidates.length > 0 && !anyObserved) result.results.push(normal(msgScheduledEvent(candidates)));
-  if (candidates.length === 0) result.ready = false;
+  // Ready means serving what was asked: every desired replica placed and Ready (partial is not Ready).
+  readyOnlyIfServing(result, candidates.length >= d.replicas && placements.length > 0 && placements.every((p) => p.ready));
   return result;
 }
 
@@ -259,10 +261,18 @@ function withObserved(items: readonly KubeObject[], req: ComposeRequest, d: Depl
 
 /**
  * A "not done" outcome: the observed children pass through unchanged, the
- * status and ReplicasReady describe them, and `scheduled` says why. With no
- * replica kept the XR is marked not ready.
+ * status and ReplicasReady describe them, and `scheduled` says why. The XR
+ * is Ready only when the kept replicas serve what was asked (`desired` of
+ * them, all Ready: a fleet briefly unreadable does not stop a running
+ * model); with `desired` unknown (the spec could not be read), never.
  */
-function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<typeof condition>, event?: ReturnType<typeof warning>): ComposeResult {
+function keep(
+  req: ComposeRequest,
+  result: ComposeResult,
+  scheduled: ReturnType<typeof condition>,
+  event?: ReturnType<typeof warning>,
+  desired?: number,
+): ComposeResult {
   result.resources = keepObserved(req.observed);
   const kept = Object.keys(req.observed)
     .sort()
@@ -284,8 +294,8 @@ function keep(req: ComposeRequest, result: ComposeResult, scheduled: ReturnType<
     })
     .sort((x, y) => (x.candidate.cluster < y.candidate.cluster ? -1 : x.candidate.cluster > y.candidate.cluster ? 1 : x.candidate.index - y.candidate.index));
   result.status = deploymentStatus(kept);
-  // With nothing kept the XR would otherwise be trivially Ready (no children).
-  if (kept.length === 0) result.ready = false;
+  // With none kept the XR would otherwise be trivially Ready (no children).
+  readyOnlyIfServing(result, desired !== undefined && kept.length > 0 && kept.length >= desired && kept.every((k) => k.ready));
   result.conditions.push(scheduled);
   result.conditions.push(readyCondition(kept.filter((k) => k.ready).length, kept.length));
   if (event) result.results.push(event);

@@ -13,6 +13,11 @@
  *   schema rejects (or a status that is not an object) marks the cluster
  *   `unreadable` (the field and the problem), so the scheduler holds what
  *   runs there instead of reading garbage as "no pools" (scheduling.ts).
+ * - Multi-node is read from the provider contract, never from the cloud's
+ *   name: a pool can take a Leader + Worker gang only when it publishes a
+ *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is EFA
+ *   or InfiniBand (spec/README.md items 7, 16). A cluster that publishes no
+ *   capabilities offers no fabric.
  * - Cheap: the only walk of a pool's devices is that schema check;
  *   matching.ts groups pools into classes lazily, only for the pools
  *   placement actually looks at.
@@ -55,10 +60,13 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
     .map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) }))
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
+      const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
+      const clusterFabric = fabric === 'EFA' || fabric === 'InfiniBand';
       const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
         const devices = arr(p['devices']) as unknown as PoolDevice[];
         const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        return { name: str(p['name']), nodes, multiNode: p['multiNode'] !== false, devices };
+        const poolFabric = p['fabric'] === 'EFA' || p['fabric'] === 'InfiniBand';
+        return { name: str(p['name']), nodes, multiNode: clusterFabric && poolFabric, devices };
       });
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')

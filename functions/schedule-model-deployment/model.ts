@@ -77,7 +77,11 @@ export interface Pool {
   name: string;
   /** Node budget, floored at 0 (absent or negative means 0). Unit: nodes. */
   nodes: number;
-  /** False when the pool's class cannot serve Leader + Worker gangs (spec/README.md item 7). @default true */
+  /**
+   * True when the pool can take Leader + Worker gangs: its nodes are on a
+   * fabric (`gpuPools[].fabric`) in a cluster whose `status.capabilities`
+   * offer one (spec/README.md items 7, 16).
+   */
   multiNode: boolean;
   /** The devices of one node, in published order (placement takes the first that fits). */
   devices: PoolDevice[];

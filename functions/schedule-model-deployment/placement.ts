@@ -10,8 +10,9 @@
  * - A member that can claim DRA devices somewhere on the cluster is never
  *   placed on a pool where it would only match Synthetic ones; an engine no
  *   member of which can claim anything on the cluster is refused.
- * - A Leader + Worker gang is refused on a pool whose class has no multi-node
- *   fabric (spec/README.md item 7).
+ * - A Leader + Worker gang is refused on a pool without a multi-node fabric
+ *   (spec/README.md item 7; the fabric is read from the cluster's published
+ *   capabilities, fleet.ts).
  * - A refusal carries an ordered {@link Reason}: the pool closest to fitting
  *   explains it (insufficient nodes, then missing fabric, then no match).
  * Units: costs and free counts are nodes.

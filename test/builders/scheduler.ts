@@ -58,23 +58,40 @@ export function nic(type: string): JsonObject {
   return { name: 'nic', claim: 'Synthetic', driver: 'nic.nvidia.com', count: 1, attributes: { type: { string: type } } };
 }
 
-/** A published pool (`status.gpuPools[]`). */
+/**
+ * A published pool (`status.gpuPools[]`): on an InfiniBand fabric unless
+ * `multiNode: false` (then without a fabric, so no gang lands on it).
+ */
 export function pool(name = 'default', opts: { nodes?: number; devices?: JsonObject[]; multiNode?: boolean } = {}): JsonObject {
   const p: JsonObject = { name, nodes: opts.nodes ?? 2, devices: opts.devices ?? [device()] };
-  if (opts.multiNode !== undefined) p['multiNode'] = opts.multiNode;
+  if (opts.multiNode !== false) p['fabric'] = 'InfiniBand';
   return p;
+}
+
+/** The capabilities a cluster publishes (`status.capabilities`), with this multi-node fabric. */
+export function capabilities(fabric: 'EFA' | 'InfiniBand' | 'None' = 'InfiniBand'): JsonObject {
+  return { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: fabric, nodeAutoscaling: 'None', gpuStack: 'Composed' };
 }
 
 /** An InferenceCluster as the InferenceCluster function publishes it. */
 export function cluster(
   name: string,
-  opts: { pools?: JsonObject[]; ready?: boolean; gateway?: string | null; taints?: JsonObject[]; labels?: Record<string, string> } = {},
+  opts: {
+    pools?: JsonObject[];
+    ready?: boolean;
+    gateway?: string | null;
+    taints?: JsonObject[];
+    labels?: Record<string, string>;
+    /** The cluster's multi-node fabric (`status.capabilities`); null: no capabilities published. @default "InfiniBand" */
+    fabric?: 'EFA' | 'InfiniBand' | 'None' | null;
+  } = {},
 ): KubeObject {
   const status: JsonObject = {
     conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True', reason: opts.ready === false ? 'Creating' : 'Available' }],
     providerConfigRef: { name },
     gpuPools: opts.pools ?? [pool()],
   };
+  if (opts.fabric !== null) status['capabilities'] = capabilities(opts.fabric ?? 'InfiniBand');
   if (opts.gateway !== null) status['gateway'] = { address: opts.gateway ?? '10.0.0.1' };
   const spec: JsonObject = { cluster: { source: 'Existing', existing: { secretRef: { name: `${name}-kubeconfig` } } } };
   if (opts.taints) spec['taints'] = opts.taints;

@@ -18,11 +18,22 @@ export function golden(): Resources {
   return parse(readFileSync(GOLDEN, 'utf8')) as Resources;
 }
 
-/** The status every pass writes (§2.5). */
-export const STATUS: JsonObject = {
-  secrets: [{ type: 'Kubeconfig', name: KUBECONFIG, key: 'kubeconfig' }],
-  cache: { storageClassName: 'modelplane-rwx-efs' },
-};
+/** The status every pass writes (§2.5), with the provider contract; `fabric` EFA when a pool is on it. */
+export function eksStatus(fabric: 'None' | 'EFA' = 'None'): JsonObject {
+  return {
+    secrets: [{ type: 'Kubeconfig', name: KUBECONFIG, key: 'kubeconfig' }],
+    cache: { storageClassName: 'modelplane-rwx-efs' },
+    capabilities: {
+      rwxCacheStorageClass: { name: 'modelplane-rwx-efs' },
+      multiNodeFabric: fabric,
+      nodeAutoscaling: 'ClusterAutoscaler',
+      gpuStack: 'Composed',
+    },
+  };
+}
+
+/** The status of a cluster without an EFA pool. */
+export const STATUS: JsonObject = eksStatus();
 
 /** A whole response with these resources and, by default, the status and nothing else. */
 export function want(resources: Resources, extra: Partial<ComposeResult> = {}): ComposeResult {

@@ -15,6 +15,7 @@ import {
   golden,
   launchTemplateH200,
   nodeGroupH200,
+  eksStatus,
   STATUS,
   want,
   without,
@@ -99,7 +100,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       'launch-template-gpu-h200': body(launchTemplateH200({ efa: { cards: 1 }, instanceType: 'g6.xlarge' })),
       ...efaSecurityGroup(),
       'nodegroup-gpu-h200': body(nodeGroupH200(false)),
-    }),
+    }, { status: eksStatus('EFA') }),
     keys: 54,
   },
   {
@@ -152,6 +153,24 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       ]),
     ),
     keys: 49,
+  },
+  {
+    name: 'pool name that is not a label value',
+    reason: 'refused by the function too (the XRD refuses it first): never composed, its observed node group kept',
+    req: () =>
+      request(eksXr([{ ...poolA(), name: 'gpu.l4.' }]), {
+        'nodegroup-gpu.l4.': seen(EKS, 'NodeGroup', { ready: true }),
+      }),
+    want: want(
+      {
+        ...without(golden(), 'nodegroup-gpu-l4'),
+        'nodegroup-gpu.l4.': { resource: { apiVersion: EKS, kind: 'NodeGroup', metadata: { name: 'nodegroup-x' } }, ready: true },
+      },
+      invalid('InvalidNodePool', [
+        `spec.nodePools[0].name: "gpu.l4." is not a Kubernetes label value (at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit), so it cannot label the pool's nodes; rename the pool. ${KEPT}`,
+      ]),
+    ),
+    keys: 50,
   },
   {
     name: 'subnet CIDR without a private counterpart',

@@ -13,6 +13,7 @@ import {
   body,
   efaDraRelease,
   efaSecurityGroup,
+  eksStatus,
   golden,
   launchTemplateH200,
   nodeGroupH200,
@@ -81,7 +82,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
     name: '8.1-13 EFA pool',
     reason: '16 EFA interfaces for p5en.48xlarge without security groups yet, the shared EFA SG and rules; no releases',
     req: () => request(efaXr()),
-    want: want(efaBase()),
+    want: want(efaBase(), { status: eksStatus('EFA') }),
     keys: 54,
   },
   {
@@ -97,7 +98,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       'launch-template-gpu-h200': body(launchTemplateH200({ efa: { cards: 16, sgs: ['sg-0efa', 'sg-0cluster'] } })),
       'release-cluster-autoscaler': body(autoscalerRelease),
       'release-efa-dra-driver': body(efaDraRelease),
-    }),
+    }, { status: eksStatus('EFA') }),
     keys: 56,
   },
   {
@@ -108,7 +109,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       ...ready(efaBase(), 'cluster'),
       'release-cluster-autoscaler': body(autoscalerRelease),
       'release-efa-dra-driver': body(efaDraRelease),
-    }),
+    }, { status: eksStatus('EFA') }),
     keys: 56,
   },
   {

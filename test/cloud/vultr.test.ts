@@ -107,7 +107,17 @@ const STATUS = {
       message: 'No VPC-only networking: the cluster is not attached to a Vultr VPC and its API server endpoint is public.',
     },
   ],
+  capabilities: {
+    rwxCacheStorageClass: {
+      reason: 'Vultr File System cannot be attached to VKE GPU nodes, so this cluster has no RWX StorageClass for ModelCache volumes.',
+    },
+    multiNodeFabric: 'None',
+    nodeAutoscaling: 'Provider',
+    gpuStack: 'PreinstalledAndGated',
+  },
 };
+/** The status of a cluster whose pools are all fixed-size. */
+const STATUS_FIXED = { ...STATUS, capabilities: { ...STATUS.capabilities, nodeAutoscaling: 'None' } };
 
 const clusterReady = () => seen(VKE, 'Kubernetes', { ready: true });
 const clusterNotReady = () => seen(VKE, 'Kubernetes', { ready: false });
@@ -120,6 +130,9 @@ const A16_NO_PLAN =
   'spec.nodePools[0] (gpu-a16): InferenceClass a16-1x has no Vultr plan (spec.provisioning.vultr.plan); set it on the class or point the pool at a Vultr class. Nothing new is composed for this pool; what exists is kept.';
 /** A pool as an InferenceCluster passes it when its class has no Vultr block: className and counts, no plan or gpu. */
 const a16NoPlan = (): JsonObject => ({ name: 'gpu-a16', role: 'GPU', className: 'a16-1x', nodeCount: 1, minNodeCount: 1, maxNodeCount: 1 });
+
+const BAD_NAME =
+  'spec.nodePools[0].name: "GPU L40S" is not a Kubernetes label value (at most 63 letters, digits, \'-\', \'_\' or \'.\', beginning and ending with a letter or digit), so it cannot label the pool\'s nodes; rename the pool. Nothing new is composed for this pool; what exists is kept.';
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult }[] = [
   {
@@ -177,7 +190,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       },
       'provider-config-kubernetes': { resource: providerConfigBody, ready: true },
       'gpu-observer': { resource: gpuObserverBody },
-    }),
+    }, { status: STATUS_FIXED }),
   },
   {
     name: '8.5-6 System-role pool',
@@ -258,7 +271,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
       },
       'provider-config-kubernetes': { resource: providerConfigBody, ready: true },
       'gpu-observer': { resource: gpuObserverBody },
-    }),
+    }, { status: STATUS_FIXED }),
   },
   {
     name: 'class without plan, first pass',
@@ -267,6 +280,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
     want: want(
       { cluster: { resource: clusterBody() } },
       {
+        status: STATUS_FIXED,
         conditions: [{ type: 'SpecValid', status: 'False', reason: 'InvalidNodePool', message: A16_NO_PLAN }],
         results: [{ severity: 'Warning', message: A16_NO_PLAN, reason: 'InvalidNodePool' }],
       },
@@ -309,6 +323,7 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
         'gpu-observer': { resource: gpuObserverBody },
       },
       {
+        status: STATUS_FIXED,
         conditions: [
           {
             type: 'SpecValid',
@@ -332,6 +347,31 @@ const cases: { name: string; reason: string; req: () => ComposeRequest; want: Co
               'spec.nodePools[0] (zeta): plan is required; set spec.nodePools[0].plan. Nothing new is composed for this pool; what exists is kept.',
           },
         ],
+      },
+    ),
+  },
+  {
+    name: 'pool name that is not a label value',
+    reason: 'refused by the function too (the XRD refuses it first): never composed, its observed node pool kept',
+    req: () =>
+      request(vultrXr([poolL40s({ name: 'GPU L40S' })]), {
+        cluster: clusterReady(),
+        'node-pool-GPU L40S': seen(VKE, 'KubernetesNodePool', { ready: true }),
+      }),
+    want: want(
+      {
+        cluster: { resource: clusterBody(), ready: true },
+        'node-pool-GPU L40S': {
+          resource: { apiVersion: VKE, kind: 'KubernetesNodePool', metadata: { name: 'kubernetesnodepool-x' } },
+          ready: true,
+        },
+        'provider-config-kubernetes': { resource: providerConfigBody, ready: true },
+        'gpu-observer': { resource: gpuObserverBody },
+      },
+      {
+        status: STATUS_FIXED,
+        conditions: [{ type: 'SpecValid', status: 'False', reason: 'InvalidNodePool', message: BAD_NAME }],
+        results: [{ severity: 'Warning', message: BAD_NAME, reason: 'InvalidNodePool' }],
       },
     ),
   },

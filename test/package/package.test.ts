@@ -6,7 +6,7 @@
  * container engine here).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,22 @@ describe('npm run package', () => {
     }
     for (const line of stdout.split('\n').filter((l) => l.startsWith('left out '))) {
       expect(line).toMatch(/^left out compositions\/[a-z]+\.yaml: function modelplane-function-[a-z-]+ is not built yet$/);
+    }
+  });
+
+  it('ships every Composition under compositions/ (nothing is left out) and every XRD under apis/', () => {
+    const compositions = readdirSync(join(REPO_ROOT, 'compositions')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+    const shipped = docs.filter((d) => d.kind === 'Composition').map((d) => d.metadata?.name?.split('.')[0]);
+    expect(shipped).toEqual(compositions.sort());
+    expect(shipped).toEqual(expect.arrayContaining(['eksclusters', 'gkeclusters', 'aksclusters', 'nebiusclusters', 'vultrclusters']));
+    expect(docs.filter((d) => d.kind === 'CompositeResourceDefinition')).toHaveLength(compositions.length);
+    expect(stdout).not.toContain('left out');
+  });
+
+  it("names in its readme every cloud it provisions and the capabilities contract", () => {
+    const readme = String(docs[0]!.metadata?.annotations?.['meta.crossplane.io/readme']);
+    for (const word of ['AWS EKS', 'Google GKE', 'Azure AKS', 'Nebius mk8s', 'Vultr VKE', 'existing cluster', 'status.capabilities']) {
+      expect(readme).toContain(word);
     }
   });
 

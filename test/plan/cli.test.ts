@@ -18,7 +18,9 @@ describe('modelplane plan (command line)', () => {
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(report)).toEqual(['converged', 'rounds', 'clusters', 'deployments', 'services', 'invalid', 'resources']);
     const [cluster] = report['clusters'] as Record<string, unknown>[];
-    expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools']);
+    expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities']);
+    const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];
+    expect(Object.keys(pool ?? {})).toEqual(['name', 'className', 'nodes', 'usedNodes', 'fabric']);
     const [deployment] = report['deployments'] as Record<string, unknown>[];
     expect(Object.keys(deployment ?? {})).toEqual([
       'namespace',

@@ -136,11 +136,27 @@ describe('composed objects validate against their real CRDs', () => {
   });
 
   it.each([
-    { name: 'EKS', cluster: { source: 'EKS', eks: { region: 'r' } }, zones: { zones: ['z'] }, key: 'eks-cluster' },
-    { name: 'Vultr', cluster: { source: 'Vultr', vultr: { region: 'ewr' } }, zones: {}, key: 'vultr-cluster' },
+    { name: 'EKS', cluster: { source: 'EKS', eks: { region: 'r' } }, zones: { zones: ['z'] }, key: 'eks-cluster', cls: classes.aksH100 },
+    { name: 'GKE', cluster: { source: 'GKE', gke: { region: 'r' } }, zones: { zones: ['z'] }, key: 'gke-cluster', cls: classes.aksH100 },
+    {
+      name: 'AKS',
+      cluster: { source: 'AKS', aks: { location: 'l' } },
+      zones: { zones: ['1'], fabric: { type: 'InfiniBand' } },
+      key: 'aks-cluster',
+      cls: classes.eksL4,
+    },
+    {
+      name: 'Nebius',
+      cluster: { source: 'Nebius', nebius: {} },
+      zones: { minNodeCount: 1, fabric: { type: 'InfiniBand', infiniband: { fabric: 'f' } } },
+      key: 'nebius-cluster',
+      cls: classes.eksL4,
+    },
+    { name: 'Vultr', cluster: { source: 'Vultr', vultr: { region: 'ewr' } }, zones: {}, key: 'vultr-cluster', cls: classes.aksH100 },
   ])('InferenceCluster $name with a pool whose class lacks the cloud block: the nested XR is valid', (c) => {
+    const cls = c.cls();
     const out = composeCluster(
-      request(inferenceCluster(c.cluster, [pool('other', 'gpu-h100-aks', c.zones)]), { required: requiredClasses(classes.aksH100()) }),
+      request(inferenceCluster(c.cluster, [pool('other', String(cls.metadata?.name), c.zones)]), { required: requiredClasses(cls) }),
     );
     expect(Object.keys(out.resources)).toEqual([c.key]);
     expect(check(resources(out))).toEqual([`infrastructure.modelplane.ai/v1alpha1/${c.name}Cluster`]);

@@ -54,8 +54,9 @@ const running: Condition[] = [
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
 ];
 const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
-const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')] });
-const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')], multiNode: false };
+/** An H100 pool on InfiniBand (the AKS and Nebius fixtures): its fabric is published for the scheduler. */
+const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'InfiniBand' });
+const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')] };
 const kubeconfigSecret = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', key: 'kubeconfig' };
 
 const cases: Case[] = [
@@ -225,7 +226,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: { 'eks-cluster': { resource: nested('EKSCluster', eksSpec(eksPool({ fabric: 'EFA' }))) } },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([{ ...l4Pool, fabric: 'EFA' }]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -328,8 +329,72 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'ICL-14 Vultr first pass (changed: multiNode false)',
-    reason: 'a Vultr class cannot serve multi-node gangs (spec/README.md item 7)',
+    name: 'AKS ready relays capabilities',
+    reason: "the nested XR's status.capabilities is published as the InferenceCluster's (the provider contract)",
+    req: () =>
+      request(aksIC(), {
+        required: requiredClasses(classes.aksH100()),
+        observed: {
+          'aks-cluster': readyNested('AKSCluster', aksSpec, [kubeconfigSecret], 'modelplane-rwx-fs', {
+            rwxCacheStorageClass: { name: 'modelplane-rwx-fs' },
+            multiNodeFabric: 'InfiniBand',
+            nodeAutoscaling: 'Provider',
+            gpuStack: 'Composed',
+          }),
+        },
+      }),
+    want: {
+      resources: {
+        'aks-cluster': { resource: nested('AKSCluster', aksSpec), ready: true },
+        'cluster-provider-config-kubernetes': { resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'), ready: true },
+        'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
+        'usage-aks-by-backend': { resource: expectedBackendUsage('AKSCluster'), ready: true },
+      },
+      status: stdStatus([h100Pool('h100pool')], {
+        cache: { storageClassName: 'modelplane-rwx-fs' },
+        capabilities: {
+          rwxCacheStorageClass: { name: 'modelplane-rwx-fs' },
+          multiNodeFabric: 'InfiniBand',
+          nodeAutoscaling: 'Provider',
+          gpuStack: 'Composed',
+        },
+      }),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'AKS cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-h100-aks']),
+    },
+  },
+  {
+    name: 'malformed capabilities are not relayed',
+    reason: 'a block with both a name and a reason (or an unknown value) says nothing reliable: omitted',
+    req: () =>
+      request(vultrIC(), {
+        required: requiredClasses(classes.vultrL40s()),
+        observed: {
+          'vultr-cluster': readyNested('VultrCluster', vultrSpec(), [kubeconfigSecret], undefined, {
+            rwxCacheStorageClass: { name: 'x', reason: 'y' },
+            multiNodeFabric: 'None',
+            nodeAutoscaling: 'Provider',
+            gpuStack: 'PreinstalledAndGated',
+          }),
+        },
+      }),
+    want: {
+      resources: {
+        'vultr-cluster': { resource: nested('VultrCluster', vultrSpec()), ready: true },
+        'cluster-provider-config-kubernetes': { resource: expectedCpc('test-cluster-kubeconfig-abcde', 'kubeconfig'), ready: true },
+        'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
+        'usage-vultr-by-backend': { resource: expectedBackendUsage('VultrCluster'), ready: true },
+      },
+      status: stdStatus([l40sPool]),
+      conditions: running,
+      results: [{ severity: 'Normal', message: 'Vultr cluster ready, composing backend' }],
+      requirements: icRequirements(['gpu-l40s-vultr']),
+    },
+  },
+  {
+    name: 'ICL-14 Vultr first pass',
+    reason: 'a Vultr pool has no fabric to publish (VKE offers none; spec/README.md item 7)',
     req: () => request(vultrIC(), { required: requiredClasses(classes.vultrL40s()) }),
     want: {
       resources: { 'vultr-cluster': { resource: nested('VultrCluster', vultrSpec()) } },

@@ -36,6 +36,22 @@ const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
 const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] };
+/** Why an Existing cluster without a cache StorageClass has none (its declared capabilities). */
+const NO_CACHE = 'spec.cluster.existing.cache.storageClassName is not set; name an RWX StorageClass of the cluster to cache models here.';
+
+/** The standard status of an Existing cluster: with the capabilities its spec declares (no fabric unless `fabric`). */
+function byoStatus(pools: JsonObject[], extra: JsonObject = {}, fabric = 'None'): JsonObject {
+  const cache = (extra['cache'] as JsonObject | undefined)?.['storageClassName'];
+  return stdStatus(pools, {
+    ...extra,
+    capabilities: {
+      rwxCacheStorageClass: typeof cache === 'string' ? { name: cache } : { reason: NO_CACHE },
+      multiNodeFabric: fabric,
+      nodeAutoscaling: 'None',
+      gpuStack: 'Composed',
+    },
+  });
+}
 const running: Condition[] = [
   { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
@@ -68,7 +84,7 @@ const cases: Case[] = [
     name: 'ICL-1 Existing',
     reason: 'an adopted cluster gets its ProviderConfig and ServingStack at once; the Secret is asked for',
     req: () => request(existing(), { required: requiredClasses(classes.gkeL4()) }),
-    want: { resources: icl1Resources(), status: stdStatus([l4Pool]), conditions: running, results: [], requirements },
+    want: { resources: icl1Resources(), status: byoStatus([l4Pool]), conditions: running, results: [], requirements },
   },
   {
     name: 'ICL-1b Existing with an identity',
@@ -97,7 +113,7 @@ const cases: Case[] = [
           ]),
         },
       },
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: running,
       results: [],
       requirements,
@@ -116,7 +132,7 @@ const cases: Case[] = [
         'cluster-provider-config-kubernetes': { resource: expectedCpc('my-kubeconfig', 'kubeconfig'), ready: true },
         'serving-stack': { resource: expectedStack([kubeconfig]), ready: true },
       },
-      status: stdStatus([l4Pool], { gateway: { address: '34.55.100.10' } }),
+      status: byoStatus([l4Pool], { gateway: { address: '34.55.100.10' } }),
       conditions: [
         { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
         { type: 'BackendReady', status: 'True', reason: 'BackendHealthy' },
@@ -134,7 +150,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: { ...icl1Resources(), 'usage-replicas': { resource: guard(), ready: true } },
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: running,
       results: [],
       requirements,
@@ -144,7 +160,7 @@ const cases: Case[] = [
     name: 'ICL-G2 no replicas',
     reason: 'an empty replica list composes no guard',
     req: () => request(existing(), { required: { ...requiredClasses(classes.gkeL4()), 'model-replicas': [] } }),
-    want: { resources: icl1Resources(), status: stdStatus([l4Pool]), conditions: running, results: [], requirements },
+    want: { resources: icl1Resources(), status: byoStatus([l4Pool]), conditions: running, results: [], requirements },
   },
   {
     name: 'ICL-G3 waiting for classes',
@@ -164,7 +180,7 @@ const cases: Case[] = [
     reason: 'spec/README.md items 2-3: a pass before the classes arrive changes nothing already composed or published',
     req: () => {
       const xr = existing();
-      xr['status'] = { ...stdStatus([l4Pool]), conditions: [cond('Ready')] };
+      xr['status'] = { ...byoStatus([l4Pool]), conditions: [cond('Ready')] };
       return request(xr, {
         observed: {
           'cluster-provider-config-kubernetes': observed(expectedCpc('my-kubeconfig', 'kubeconfig')),
@@ -180,7 +196,7 @@ const cases: Case[] = [
         'serving-stack': { resource: expectedStack([kubeconfig]), ready: true },
         'usage-replicas': { resource: guard(), ready: true },
       },
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: [
         { type: 'ClusterReady', status: 'False', reason: 'WaitingForClasses', message: 'Waiting for InferenceClasses: gpu-l4' },
       ],
@@ -197,7 +213,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: icl1Resources(),
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: [
         {
           type: 'ClusterReady',
@@ -222,7 +238,7 @@ const cases: Case[] = [
     req: () => request(existing(), { required: { ...requiredClasses(classes.gkeL4()), 'kubeconfig-secret': [] } }),
     want: {
       resources: icl1Resources(),
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: [
         { type: 'ClusterReady', status: 'False', reason: 'KubeconfigSecretNotFound', message: secretAbsent },
         { type: 'BackendReady', status: 'False', reason: 'WaitingForCluster' },
@@ -240,7 +256,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: icl1Resources(),
-      status: stdStatus([l4Pool]),
+      status: byoStatus([l4Pool]),
       conditions: [
         {
           type: 'ClusterReady',
@@ -274,7 +290,7 @@ const cases: Case[] = [
       ),
     want: {
       resources: icl1Resources(),
-      status: stdStatus(
+      status: byoStatus(
         [
           { name: 'a', nodes: 3, devices: [gpuDevice(1, '24Gi')] },
           { name: 'b', nodes: 4, devices: [gpuDevice(1, '24Gi')] },
@@ -283,6 +299,48 @@ const cases: Case[] = [
       ),
       conditions: running,
       results: [],
+      requirements,
+    },
+  },
+  {
+    name: 'BYO fabric',
+    reason: 'a pool declaring InfiniBand publishes it, and the cluster declares the fabric (so gangs can be placed there)',
+    req: () =>
+      request(existing({}, [pool('ib', 'gpu-l4', { fabric: { type: 'InfiniBand' } }), pool('l4-pool', 'gpu-l4')]), {
+        required: requiredClasses(classes.gkeL4()),
+      }),
+    want: {
+      resources: icl1Resources(),
+      status: byoStatus([{ name: 'ib', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'InfiniBand' }, l4Pool], {}, 'InfiniBand'),
+      conditions: running,
+      results: [],
+      requirements,
+    },
+  },
+  {
+    name: 'BYO pool name that is not a label value',
+    reason: 'the function refuses it as the XRD does: ClusterReady False naming the field, the pool not published, the cluster kept',
+    req: () => request(existing({}, [pool('l4 pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
+    want: {
+      resources: icl1Resources(),
+      status: byoStatus([]),
+      conditions: [
+        {
+          type: 'ClusterReady',
+          status: 'False',
+          reason: 'InvalidNodePool',
+          message:
+            'spec.nodePools[0].name "l4 pool" is not a Kubernetes label value (letters, digits, \'-\', \'_\' or \'.\', beginning and ending with a letter or digit); rename the pool',
+        },
+        { type: 'BackendReady', status: 'False', reason: 'Installing' },
+      ],
+      results: [
+        {
+          severity: 'Warning',
+          message:
+            'spec.nodePools[0].name "l4 pool" is not a Kubernetes label value (letters, digits, \'-\', \'_\' or \'.\', beginning and ending with a letter or digit); rename the pool',
+        },
+      ],
       requirements,
     },
   },

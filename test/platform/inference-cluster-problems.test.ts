@@ -59,14 +59,53 @@ const kubeconfig = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', 
 
 const cases: Case[] = [
   {
+    name: 'pool name that is not a label value',
+    reason: 'the nested XR would refuse it: it is not composed, the pool is not published, ClusterReady names the field',
+    req: () =>
+      request(inferenceCluster(eks, [pool('l4 pool', 'gpu-l4-eks', { zones: ['us-west-2a'] })]), {
+        required: requiredClasses(classes.eksL4()),
+      }),
+    want: {
+      resources: {},
+      status: stdStatus([]),
+      ...invalid(
+        'spec.nodePools[0].name "l4 pool" is not a Kubernetes label value (letters, digits, \'-\', \'_\' or \'.\', beginning and ending with a letter or digit); rename the pool',
+      ),
+      requirements: icRequirements(['gpu-l4-eks']),
+    },
+  },
+  {
     name: 'GKE: class without the GKE provisioning block',
-    reason: 'the reference InvalidNodePool text; GKEClusters take no per-pool class, so the nested XR is not composed; one ClusterReady',
+    reason: 'the reference InvalidNodePool text, one ClusterReady; the GKECluster is composed with the pool unshaped (className, counts, zones) for it to report by pool',
     req: () =>
       request(inferenceCluster({ source: 'GKE', gke: { region: 'us-central1' } }, [pool('l4-pool', 'gpu-l4-eks', { zones: ['us-central1-a'] })]), {
         required: requiredClasses(classes.eksL4()),
       }),
     want: {
-      resources: {},
+      resources: {
+        'gke-cluster': {
+          resource: {
+            apiVersion: 'infrastructure.modelplane.ai/v1alpha1',
+            kind: 'GKECluster',
+            metadata: { name: IC, namespace: 'modelplane-system' },
+            spec: {
+              region: 'us-central1',
+              kubernetesVersion: '1.35',
+              nodePools: [
+                {
+                  name: 'l4-pool',
+                  role: 'GPU',
+                  className: 'gpu-l4-eks',
+                  nodeCount: 2,
+                  minNodeCount: null,
+                  maxNodeCount: 4,
+                  zones: ['us-central1-a'],
+                },
+              ],
+            },
+          },
+        },
+      },
       status: stdStatus([l4Pool]),
       ...invalid('InferenceClass gpu-l4-eks has no GKE provisioning block'),
       requirements: icRequirements(['gpu-l4-eks']),
@@ -121,7 +160,7 @@ const cases: Case[] = [
           },
         },
       },
-      status: stdStatus([{ ...l4Pool, name: 'gke-pool' }, l4Pool]),
+      status: stdStatus([{ ...l4Pool, name: 'gke-pool', fabric: 'EFA' }, l4Pool]),
       ...invalid('InferenceClass gpu-l4 has no EKS provisioning block'),
       requirements: icRequirements(['gpu-l4', 'gpu-l4-eks']),
     },

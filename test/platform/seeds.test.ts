@@ -47,7 +47,7 @@ const clusterCases: { name: string; docs: KubeObject[]; key: string; pools: Json
     name: 'vultr-demo',
     docs: vultr,
     key: 'vultr-cluster',
-    pools: [{ name: 'gpu-a16', nodes: 1, devices: [a16], multiNode: false }],
+    pools: [{ name: 'gpu-a16', nodes: 1, devices: [a16] }],
   },
 ];
 

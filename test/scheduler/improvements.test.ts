@@ -68,6 +68,7 @@ describe('README item 1: both ModelDeployment shapes', () => {
     const out = compose(request(xr, { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
     const message = 'Invalid ModelDeployment spec: spec: exactly one of spec.template (canonical form) or spec.engines (flat form) must be set';
     expect(out).toEqual({
+      ready: false,
       resources: keptResources,
       status: keptStatus,
       conditions: [
@@ -256,6 +257,26 @@ describe('README item 7: multi-node needs a fabric', () => {
 
   it('a single-node engine is unaffected', () => {
     expect(runSchedule({ clusters: [vultr()] })).toEqual({ candidates: [cand('vultr-demo', 0, [mp('Standalone', 'gpu-a16')])], refusals: {} });
+  });
+
+  it('reads the provider contract: a cluster offering no fabric, or publishing no capabilities, takes no gang', () => {
+    const none = cluster('c-none', { fabric: 'None' });
+    const silent = cluster('c-silent', { fabric: null });
+    expect(runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [none, silent] })).toEqual({
+      candidates: [],
+      refusals: {
+        'c-none': { kind: K.NoFabric, text: 'pool default has no multi-node fabric' },
+        'c-silent': { kind: K.NoFabric, text: 'pool default has no multi-node fabric' },
+      },
+    });
+  });
+
+  it('on a cluster with a fabric, the gang lands on the pool that is on it', () => {
+    const efa = cluster('eks', { fabric: 'EFA', pools: [pool('a-plain', { multiNode: false }), { ...pool('b-efa'), fabric: 'EFA' }] });
+    expect(runSchedule({ deployment: deployment({ engines: [gang(1)] }), clusters: [efa] })).toEqual({
+      candidates: [cand('eks', 0, [mp('Leader', 'b-efa'), mp('Worker', 'b-efa')])],
+      refusals: {},
+    });
   });
 
   it('a gang pinned to a pool without fabric is re-placed on one with fabric', () => {

@@ -95,6 +95,7 @@ const cases: Case[] = [
     reason: 'first call: ask for the cluster and wait, nothing alarming',
     req: () => request(replica('test-replica')),
     want: {
+      ready: false,
       resources: {},
       conditions: waitingForCluster,
       results: [{ severity: 'Normal', message: 'Waiting for cluster to be resolved' }],
@@ -135,6 +136,7 @@ const cases: Case[] = [
     reason: 'the cluster is not connected yet: wait',
     req: () => request(replica('test-replica'), { required: { cluster: [inferenceCluster('cluster-a', null)] } }),
     want: {
+      ready: false,
       resources: {},
       conditions: waitingForCluster,
       results: [{ severity: 'Normal', message: 'Waiting for cluster providerConfigRef' }],

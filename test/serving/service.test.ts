@@ -116,6 +116,7 @@ const cases: Case[] = [
     reason: 'fetched and empty: NoEndpoints and a Warning; nothing observed, so nothing composed',
     req: () => request(svc(), { required: { 'inference-gateway': [], 'endpoints-0': [] } }),
     want: {
+      ready: false,
       resources: {},
       status: {},
       conditions: [
@@ -159,7 +160,7 @@ const cases: Case[] = [
     name: 'first call',
     reason: 'README item 3: nothing fetched yet: ask, say nothing, drop nothing',
     req: () => request(svc()),
-    want: { resources: {}, conditions: [], results: [], requirements: requirements({ app: 'test' }) },
+    want: { ready: false, resources: {}, conditions: [], results: [], requirements: requirements({ app: 'test' }) },
   },
   {
     name: 'endpoint without backend',
@@ -313,14 +314,82 @@ const cases: Case[] = [
   },
   {
     name: 'gateway without address',
-    reason: 'the route is composed regardless; status stays empty until the gateway has an address',
+    reason: 'a new route waits for the gateway address (its Gateway API CRDs may not exist yet); status stays empty',
     req: () =>
       request(svc(), { required: { 'inference-gateway': [inferenceGateway(null)], 'endpoints-0': [ep('ep-1', 'svc-1')] } }),
     want: {
+      ready: false,
+      resources: {},
+      status: {},
+      conditions: [
+        resolved('Matched 1 endpoint(s)'),
+        {
+          type: 'RoutingReady',
+          status: 'False',
+          reason: 'WaitingForGateway',
+          message: 'Waiting for InferenceGateway default to publish an address (its Gateway API CRDs and Gateway are being installed)',
+        },
+      ],
+      results: [],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'gateway absent',
+    reason: 'no InferenceGateway: no route, no address, and a Warning that says what to create',
+    req: () => request(svc(), { required: { 'inference-gateway': [], 'endpoints-0': [ep('ep-1', 'svc-1')] } }),
+    want: {
+      ready: false,
+      resources: {},
+      status: {},
+      conditions: [
+        resolved('Matched 1 endpoint(s)'),
+        {
+          type: 'RoutingReady',
+          status: 'False',
+          reason: 'GatewayNotFound',
+          message:
+            'InferenceGateway default not found: ModelService ml-team/test-service has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)',
+        },
+      ],
+      results: [
+        {
+          severity: 'Warning',
+          message:
+            'InferenceGateway default not found: ModelService ml-team/test-service has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)',
+        },
+      ],
+      requirements: requirements({ app: 'test' }),
+    },
+  },
+  {
+    name: 'gateway gone, route kept',
+    reason: 'README item 2: the gateway briefly unreadable or deleted never deletes a route already composed',
+    req: () =>
+      request(svc(), {
+        observed: { httproute: observed({ ...route([ref('svc-1', 1)]), metadata: { name: 'test-service-abcde', namespace: NS } }) },
+        required: { 'inference-gateway': [], 'endpoints-0': [ep('ep-1', 'svc-1')] },
+      }),
+    want: {
       resources: { httproute: { resource: route([ref('svc-1', 1)]) } },
       status: {},
-      conditions: [resolved('Matched 1 endpoint(s)'), configuring],
-      results: [],
+      conditions: [
+        resolved('Matched 1 endpoint(s)'),
+        {
+          type: 'RoutingReady',
+          status: 'False',
+          reason: 'GatewayNotFound',
+          message:
+            'InferenceGateway default not found: ModelService ml-team/test-service has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)',
+        },
+      ],
+      results: [
+        {
+          severity: 'Warning',
+          message:
+            'InferenceGateway default not found: ModelService ml-team/test-service has no address; create the InferenceGateway (it installs the Gateway API CRDs and the control-plane Gateway)',
+        },
+      ],
       requirements: requirements({ app: 'test' }),
     },
   },

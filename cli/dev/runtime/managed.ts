@@ -210,25 +210,33 @@ export class ManagedSimulator {
     return !hasConditions(conditionsOf(mr['status']), [{ type: 'Ready', status: 'True', reason: 'Available' }]);
   }
 
-  /** A Release on a real cluster: the CRDs its chart brings, applied there once. */
+  /**
+   * A Release on a real cluster: what installing its chart leaves there that
+   * other composed objects rely on, applied once: the release namespace
+   * (provider-helm creates it, as `helm install --create-namespace`) and the
+   * CRDs the chart brings.
+   */
   private async installChartCrds(release: KubeObject): Promise<void> {
-    const chart = ((release['spec'] as JsonObject | undefined)?.['forProvider'] as { chart?: { name?: string } } | undefined)?.chart?.name ?? '';
-    const crds = chartCrds(chart, this.opts.crds);
-    if (crds.length === 0) return;
+    const forProvider = ((release['spec'] as JsonObject | undefined)?.['forProvider'] ?? {}) as { chart?: { name?: string }; namespace?: string };
+    const chart = forProvider.chart?.name ?? '';
     const target = await this.opts.targets.of(release);
     if (target) this.waiting.delete(objectKey(release));
     else this.waiting.add(objectKey(release));
     if (!target || target.simulated) return;
-    const key = `${target.server} ${chart}`;
+    const key = `${target.server} ${forProvider.namespace ?? ''} ${chart}`;
     if (this.chartsInstalled.has(key)) return;
     this.chartsInstalled.add(key);
+    const crds = chartCrds(chart, this.opts.crds);
     try {
+      if (forProvider.namespace) {
+        await target.kube.createIfAbsent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: forProvider.namespace } });
+      }
       for (const crd of crds) await target.kube.apply(crd, 'modelplane-dev-helm');
     } catch (err) {
       this.chartsInstalled.delete(key); // the next look tries again
       throw err;
     }
-    this.opts.log(`chart ${chart}: applied ${crds.length} CRD(s) to ${target.server} (simulated provider-helm)`);
+    this.opts.log(`chart ${chart}: namespace ${forProvider.namespace} and ${crds.length} CRD(s) on ${target.server} (simulated provider-helm)`);
   }
 
   /** Addresses of simulated clusters' load balancers come from the workload pool. */

@@ -64,7 +64,10 @@ export const AKSClusterNodePoolGpuSchema = z.strictObject({
   acceleratorType: z.string().min(1).max(63),
 });
 
-/** Rule: `self.role != 'GPU' || has(self.gpu)` (gpu is required when role is GPU.) */
+/**
+ * Rule: `has(self.vmSize) || has(self.className)` (vmSize is required unless className names the InferenceClass the pool comes from.)
+ * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.vmSize))` (gpu is required when role is GPU, unless className names a class without an AKS VM size (the pool is then reported, not composed).)
+ */
 export interface AKSClusterNodePool {
   /**
    * AKS agent pool name; nodes are labelled modelplane.ai/pool=<name>.
@@ -73,10 +76,15 @@ export interface AKSClusterNodePool {
   name: string;
   role: 'System' | 'GPU';
   /**
+   * The InferenceClass this pool's shape comes from (set by the InferenceCluster). When the class has no AKS VM size, vmSize is omitted: the pool is reported invalid, naming the class, and nothing new is composed for it.
+   * Constraints: minLength 1, maxLength 253.
+   */
+  className?: string;
+  /**
    * Azure VM size, e.g. Standard_ND96isr_H100_v5.
    * Constraints: minLength 1, maxLength 63.
    */
-  vmSize: string;
+  vmSize?: string;
   /**
    * OS disk size in GB.
    * Constraints: minimum 10, maximum 65536.
@@ -116,7 +124,8 @@ export interface AKSClusterNodePool {
 export const AKSClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(12).regex(new RegExp('^[a-z][a-z0-9]{0,11}$')),
   role: z.enum(['System', 'GPU']),
-  vmSize: z.string().min(1).max(63),
+  className: z.string().min(1).max(253).optional(),
+  vmSize: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),
   minNodeCount: z.number().int().min(0).max(1000).default(0),
@@ -241,6 +250,46 @@ export const AKSClusterStatusCacheSchema = z.strictObject({
   storageClassName: z.string().max(253).optional(),
 });
 
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface AKSClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link AKSClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const AKSClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface AKSClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: AKSClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link AKSClusterStatusCapabilities}. */
+export const AKSClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: AKSClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
+});
+
 export interface AKSClusterStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -289,6 +338,8 @@ export interface AKSClusterStatus {
    */
   secrets?: AKSClusterStatusSecret[];
   cache?: AKSClusterStatusCache;
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: AKSClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -302,6 +353,7 @@ export interface AKSClusterStatus {
 export const AKSClusterStatusSchema = z.strictObject({
   secrets: z.array(AKSClusterStatusSecretSchema).max(8).optional(),
   cache: AKSClusterStatusCacheSchema.optional(),
+  capabilities: AKSClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(AKSClusterStatusConditionSchema).optional(),
   crossplane: AKSClusterStatusCrossplaneSchema.optional(),
 });

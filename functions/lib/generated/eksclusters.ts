@@ -83,8 +83,9 @@ export const EKSClusterNodePoolCapacityBlockSchema = z.strictObject({
  */
 export interface EKSClusterNodePool {
   /**
-   * Pool name; nodes are labelled modelplane.ai/pool=<name>.
+   * Pool name; nodes are labelled modelplane.ai/pool=<name>. A Kubernetes label value.
    * Constraints: minLength 1, maxLength 40.
+   * Rule: `self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')` (name must be a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit).)
    */
   name: string;
   role: 'System' | 'GPU';
@@ -266,6 +267,46 @@ export const EKSClusterStatusCacheSchema = z.strictObject({
   storageClassName: z.string().max(253).optional(),
 });
 
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface EKSClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link EKSClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const EKSClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface EKSClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: EKSClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link EKSClusterStatusCapabilities}. */
+export const EKSClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: EKSClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
+});
+
 export interface EKSClusterStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -314,6 +355,8 @@ export interface EKSClusterStatus {
    */
   secrets?: EKSClusterStatusSecret[];
   cache?: EKSClusterStatusCache;
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: EKSClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -327,6 +370,7 @@ export interface EKSClusterStatus {
 export const EKSClusterStatusSchema = z.strictObject({
   secrets: z.array(EKSClusterStatusSecretSchema).max(8).optional(),
   cache: EKSClusterStatusCacheSchema.optional(),
+  capabilities: EKSClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(EKSClusterStatusConditionSchema).optional(),
   crossplane: EKSClusterStatusCrossplaneSchema.optional(),
 });

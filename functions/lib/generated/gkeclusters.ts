@@ -78,21 +78,28 @@ export const GKEClusterNodePoolGpuSchema = z.strictObject({
 });
 
 /**
- * Rule: `self.role != 'GPU' || has(self.gpu)` (gpu is required when role is GPU.)
+ * Rule: `has(self.machineType) || has(self.className)` (machineType is required unless className names the InferenceClass the pool comes from.)
+ * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.machineType))` (gpu is required when role is GPU, unless className names a class without a GKE machine type (the pool is then reported, not composed).)
  * Rule: `self.role != 'GPU' || has(self.zones)` (zones is required when role is GPU.)
  */
 export interface GKEClusterNodePool {
   /**
-   * Pool name; nodes are labelled modelplane.ai/pool=<name>.
+   * Pool name; nodes are labelled modelplane.ai/pool=<name>. A Kubernetes label value.
    * Constraints: minLength 1, maxLength 40.
+   * Rule: `self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')` (name must be a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit).)
    */
   name: string;
   role: 'System' | 'GPU';
   /**
+   * The InferenceClass this pool's shape comes from (set by the InferenceCluster). When the class has no GKE machine type, machineType is omitted: the pool is reported invalid, naming the class, and nothing new is composed for it.
+   * Constraints: minLength 1, maxLength 253.
+   */
+  className?: string;
+  /**
    * GCE machine type, e.g. g2-standard-8.
    * Constraints: minLength 1, maxLength 63.
    */
-  machineType: string;
+  machineType?: string;
   /**
    * Boot disk size in GB.
    * Constraints: minimum 10, maximum 65536.
@@ -127,7 +134,8 @@ export interface GKEClusterNodePool {
 export const GKEClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(40),
   role: z.enum(['System', 'GPU']),
-  machineType: z.string().min(1).max(63),
+  className: z.string().min(1).max(253).optional(),
+  machineType: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),
   minNodeCount: z.number().int().min(0).max(1000).default(0),
@@ -251,6 +259,46 @@ export const GKEClusterStatusCacheSchema = z.strictObject({
   storageClassName: z.string().max(253).optional(),
 });
 
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface GKEClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link GKEClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const GKEClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface GKEClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: GKEClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link GKEClusterStatusCapabilities}. */
+export const GKEClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: GKEClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
+});
+
 export interface GKEClusterStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -299,6 +347,8 @@ export interface GKEClusterStatus {
    */
   secrets?: GKEClusterStatusSecret[];
   cache?: GKEClusterStatusCache;
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: GKEClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -312,6 +362,7 @@ export interface GKEClusterStatus {
 export const GKEClusterStatusSchema = z.strictObject({
   secrets: z.array(GKEClusterStatusSecretSchema).max(8).optional(),
   cache: GKEClusterStatusCacheSchema.optional(),
+  capabilities: GKEClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(GKEClusterStatusConditionSchema).optional(),
   crossplane: GKEClusterStatusCrossplaneSchema.optional(),
 });

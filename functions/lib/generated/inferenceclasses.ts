@@ -488,7 +488,7 @@ export interface InferenceClassStatus {
    * Constraints: maxItems 16, list-map keyed by name.
    */
   devices?: InferenceClassDevice[];
-  /** Whether pools of this class can serve multi-node (Leader + Worker) gangs: false when provisioned on Vultr, which has no GPU fabric; true otherwise. */
+  /** Whether pools of this class can serve multi-node (Leader + Worker) gangs at all: false when provisioned on Vultr, which has no GPU fabric; true otherwise. A hint only: the fleet scheduler places a gang on a pool with a fabric its cluster offers (InferenceCluster status.gpuPools[].fabric and status.capabilities). */
   multiNode?: boolean;
   /**
    * Conditions of the resource.

@@ -260,7 +260,7 @@ export const InferenceClusterNodePoolFabricInfinibandSchema = z.strictObject({
 });
 
 /**
- * Inter-node fabric. EFA is EKS only; InfiniBand is Nebius and AKS only.
+ * Inter-node fabric of the pool's nodes: EFA on EKS, InfiniBand on AKS and Nebius; on an Existing cluster, the fabric its nodes are on. Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric its cluster offers.
  * Rule: `!has(self.infiniband) || self.type == 'InfiniBand'` (fabric.infiniband is only valid when fabric.type is InfiniBand.)
  */
 export interface InferenceClusterNodePoolFabric {
@@ -277,8 +277,9 @@ export const InferenceClusterNodePoolFabricSchema = z.strictObject({
 
 export interface InferenceClusterNodePool {
   /**
-   * Pool name (AKS additionally requires ^[a-z][a-z0-9]{0,11}$).
+   * Pool name, a Kubernetes label value (AKS additionally requires ^[a-z][a-z0-9]{0,11}$).
    * Constraints: maxLength 40.
+   * Rule: `self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')` (name must be a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit).)
    */
   name: string;
   /**
@@ -304,7 +305,7 @@ export interface InferenceClusterNodePool {
   /** EKS only. An EC2 Capacity Block reservation. */
   capacityBlock?: InferenceClusterNodePoolCapacityBlock;
   /**
-   * Inter-node fabric. EFA is EKS only; InfiniBand is Nebius and AKS only.
+   * Inter-node fabric of the pool's nodes: EFA on EKS, InfiniBand on AKS and Nebius; on an Existing cluster, the fabric its nodes are on. Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric its cluster offers.
    * Rule: `!has(self.infiniband) || self.type == 'InfiniBand'` (fabric.infiniband is only valid when fabric.type is InfiniBand.)
    */
   fabric?: InferenceClusterNodePoolFabric;
@@ -497,8 +498,8 @@ export interface InferenceClusterStatusGpuPool {
   name: string;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
   nodes?: number;
-  /** false when the pool's class cannot serve multi-node (Leader + Worker) gangs (classes provisioned on Vultr). */
-  multiNode?: boolean;
+  /** The multi-node fabric the pool's nodes are on, when its source offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing). Multi-node (Leader + Worker) gangs are placed only on a pool with a fabric, in a cluster whose status.capabilities.multiNodeFabric is not None. */
+  fabric?: 'EFA' | 'InfiniBand';
   /**
    * The devices of one node of the pool, copied from its InferenceClass with defaults applied.
    * Constraints: maxItems 16, list-map keyed by name.
@@ -510,8 +511,48 @@ export interface InferenceClusterStatusGpuPool {
 export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   name: z.string(),
   nodes: z.number().int().optional(),
-  multiNode: z.boolean().optional(),
+  fabric: z.enum(['EFA', 'InfiniBand']).optional(),
   devices: z.array(InferenceClusterStatusGpuPoolDeviceSchema).max(16).optional(),
+});
+
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface InferenceClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link InferenceClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const InferenceClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface InferenceClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: InferenceClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link InferenceClusterStatusCapabilities}. */
+export const InferenceClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: InferenceClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
 });
 
 export interface InferenceClusterStatusCondition {
@@ -567,6 +608,8 @@ export interface InferenceClusterStatus {
    * Constraints: maxItems 8, list-map keyed by name.
    */
   gpuPools?: InferenceClusterStatusGpuPool[];
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: InferenceClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -583,6 +626,7 @@ export const InferenceClusterStatusSchema = z.strictObject({
   cache: InferenceClusterStatusCacheSchema.optional(),
   namespace: z.string().optional(),
   gpuPools: z.array(InferenceClusterStatusGpuPoolSchema).max(8).optional(),
+  capabilities: InferenceClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(InferenceClusterStatusConditionSchema).optional(),
   crossplane: InferenceClusterStatusCrossplaneSchema.optional(),
 });

@@ -81,26 +81,33 @@ export const NebiusClusterNodePoolFabricSchema = z.strictObject({
 });
 
 /**
- * Rule: `self.role != 'GPU' || has(self.gpu)` (gpu is required when role is GPU.)
+ * Rule: `(has(self.platform) && has(self.preset)) || has(self.className)` (platform and preset are required unless className names the InferenceClass the pool comes from.)
+ * Rule: `self.role != 'GPU' || has(self.gpu) || (has(self.className) && !has(self.platform))` (gpu is required when role is GPU, unless className names a class without a Nebius platform (the pool is then reported, not composed).)
  * Rule: `!has(self.minNodeCount) || has(self.maxNodeCount)` (maxNodeCount is required when minNodeCount is set.)
  */
 export interface NebiusClusterNodePool {
   /**
-   * Pool name; nodes are labelled modelplane.ai/pool=<name>.
+   * Pool name; nodes are labelled modelplane.ai/pool=<name>. A Kubernetes label value.
    * Constraints: minLength 1, maxLength 40.
+   * Rule: `self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')` (name must be a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit).)
    */
   name: string;
   role: 'System' | 'GPU';
   /**
+   * The InferenceClass this pool's shape comes from (set by the InferenceCluster). When the class has no Nebius platform and preset, both are omitted: the pool is reported invalid, naming the class, and nothing new is composed for it.
+   * Constraints: minLength 1, maxLength 253.
+   */
+  className?: string;
+  /**
    * Nebius platform, e.g. gpu-h100-sxm or cpu-d3.
    * Constraints: minLength 1, maxLength 63.
    */
-  platform: string;
+  platform?: string;
   /**
    * Nebius preset, e.g. 8gpu-128vcpu-1600gb.
    * Constraints: minLength 1, maxLength 63.
    */
-  preset: string;
+  preset?: string;
   /**
    * Boot disk size in GiB.
    * Constraints: minimum 10, maximum 65536.
@@ -132,8 +139,9 @@ export interface NebiusClusterNodePool {
 export const NebiusClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(40),
   role: z.enum(['System', 'GPU']),
-  platform: z.string().min(1).max(63),
-  preset: z.string().min(1).max(63),
+  className: z.string().min(1).max(253).optional(),
+  platform: z.string().min(1).max(63).optional(),
+  preset: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),
   minNodeCount: z.number().int().min(0).max(1000).optional(),
@@ -251,6 +259,46 @@ export const NebiusClusterStatusCacheSchema = z.strictObject({
   storageClassName: z.string().max(253).optional(),
 });
 
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface NebiusClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link NebiusClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const NebiusClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface NebiusClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: NebiusClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link NebiusClusterStatusCapabilities}. */
+export const NebiusClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: NebiusClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
+});
+
 export interface NebiusClusterStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -299,6 +347,8 @@ export interface NebiusClusterStatus {
    */
   secrets?: NebiusClusterStatusSecret[];
   cache?: NebiusClusterStatusCache;
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: NebiusClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -312,6 +362,7 @@ export interface NebiusClusterStatus {
 export const NebiusClusterStatusSchema = z.strictObject({
   secrets: z.array(NebiusClusterStatusSecretSchema).max(8).optional(),
   cache: NebiusClusterStatusCacheSchema.optional(),
+  capabilities: NebiusClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(NebiusClusterStatusConditionSchema).optional(),
   crossplane: NebiusClusterStatusCrossplaneSchema.optional(),
 });

@@ -51,8 +51,9 @@ export const VultrClusterNodePoolGpuSchema = z.strictObject({
  */
 export interface VultrClusterNodePool {
   /**
-   * VKE pool label; nodes are labelled modelplane.ai/pool=<name>.
+   * VKE pool label; nodes are labelled modelplane.ai/pool=<name>. A Kubernetes label value.
    * Constraints: minLength 1, maxLength 40.
+   * Rule: `self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')` (name must be a Kubernetes label value (letters, digits, '-', '_' or '.', beginning and ending with a letter or digit).)
    */
   name: string;
   role: 'System' | 'GPU';
@@ -205,6 +206,46 @@ export const VultrClusterStatusLimitationSchema = z.strictObject({
   message: z.string().max(512),
 });
 
+/**
+ * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+ * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+ */
+export interface VultrClusterStatusCapabilitiesRwxCacheStorageClass {
+  /** Constraints: minLength 1, maxLength 253. */
+  name?: string;
+  /** Constraints: minLength 1, maxLength 512. */
+  reason?: string;
+}
+
+/** zod schema of {@link VultrClusterStatusCapabilitiesRwxCacheStorageClass}. */
+export const VultrClusterStatusCapabilitiesRwxCacheStorageClassSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  reason: z.string().min(1).max(512).optional(),
+});
+
+/** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+export interface VultrClusterStatusCapabilities {
+  /**
+   * The RWX StorageClass ModelCache volumes use (name), or why the cluster has none (reason); exactly one is set.
+   * Rule: `has(self.name) != has(self.reason)` (exactly one of name and reason is set.)
+   */
+  rwxCacheStorageClass: VultrClusterStatusCapabilitiesRwxCacheStorageClass;
+  /** The inter-node GPU fabric multi-node (Leader + Worker) gangs are placed on: EFA or InfiniBand (on the pools that declare it); None: single-node serving only. */
+  multiNodeFabric: 'EFA' | 'InfiniBand' | 'None';
+  /** What scales GPU pools between their bounds: ClusterAutoscaler (composed by Modelplane), Provider (the cloud's managed autoscaler), None (fixed size, or not managed by Modelplane). */
+  nodeAutoscaling: 'ClusterAutoscaler' | 'Provider' | 'None';
+  /** Composed: Modelplane composes the GPU stack (drivers through the node configuration where it provisions nodes, the NVIDIA DRA driver through the serving stack). PreinstalledAndGated: the provider preinstalls it, and the cluster is Ready only once its validator reports the GPUs usable. */
+  gpuStack: 'Composed' | 'PreinstalledAndGated';
+}
+
+/** zod schema of {@link VultrClusterStatusCapabilities}. */
+export const VultrClusterStatusCapabilitiesSchema = z.strictObject({
+  rwxCacheStorageClass: VultrClusterStatusCapabilitiesRwxCacheStorageClassSchema,
+  multiNodeFabric: z.enum(['EFA', 'InfiniBand', 'None']),
+  nodeAutoscaling: z.enum(['ClusterAutoscaler', 'Provider', 'None']),
+  gpuStack: z.enum(['Composed', 'PreinstalledAndGated']),
+});
+
 export interface VultrClusterStatusCondition {
   /** Constraints: format date-time. */
   lastTransitionTime: string;
@@ -257,6 +298,8 @@ export interface VultrClusterStatus {
    * Constraints: maxItems 8.
    */
   limitations?: VultrClusterStatusLimitation[];
+  /** What this cluster offers, declared the same way on every cloud (the provider contract), so users and the fleet scheduler read it instead of guessing from the cloud's name. */
+  capabilities?: VultrClusterStatusCapabilities;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -270,6 +313,7 @@ export interface VultrClusterStatus {
 export const VultrClusterStatusSchema = z.strictObject({
   secrets: z.array(VultrClusterStatusSecretSchema).max(8).optional(),
   limitations: z.array(VultrClusterStatusLimitationSchema).max(8).optional(),
+  capabilities: VultrClusterStatusCapabilitiesSchema.optional(),
   conditions: z.array(VultrClusterStatusConditionSchema).optional(),
   crossplane: VultrClusterStatusCrossplaneSchema.optional(),
 });

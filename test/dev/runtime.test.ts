@@ -1,0 +1,159 @@
+/**
+ * The pure parts of the dev control plane: condition merging, the per-object
+ * queue and its staleness rule, the write pacer, the etcd write diff of
+ * `dev quiet`, the admission policy's parameter keys, the xpkg writer and
+ * its loss check, and the certificates.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { admissionObjects, targetKey } from '../../cli/dev/admission.js';
+import { Pki } from '../../cli/dev/pki.js';
+import { isLease, writesBetween } from '../../cli/dev/quiet.js';
+import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
+import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
+import { firstLoss, layerDocuments, writeXpkg } from '../../cli/dev/xpkg.js';
+import type { KubeObject } from '../../functions/lib/function.js';
+
+describe('conditions', () => {
+  const ready = { type: 'Ready', status: 'True', reason: 'Available' } as const;
+  it('an unchanged condition keeps its time; a changed one gets now; others are kept in order', () => {
+    const current = [
+      { type: 'Synced', status: 'False', reason: 'ReconcilePaused', lastTransitionTime: 't0' },
+      { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: 't1' },
+    ] as const;
+    expect(mergeConditions([...current], [ready], 'now')).toEqual([...current]);
+    expect(mergeConditions([...current], [{ type: 'Ready', status: 'False', reason: 'Creating' }], 'now')).toEqual([
+      current[0],
+      { type: 'Ready', status: 'False', reason: 'Creating', lastTransitionTime: 'now' },
+    ]);
+    expect(mergeConditions([], [ready], 'now')).toEqual([{ ...ready, lastTransitionTime: 'now' }]);
+  });
+
+  it('hasConditions compares status, reason and message, never times', () => {
+    expect(hasConditions([{ ...ready, lastTransitionTime: 'x' }], [ready])).toBe(true);
+    expect(hasConditions([{ ...ready, message: 'm' }], [ready])).toBe(false);
+    expect(hasConditions([], [ready])).toBe(false);
+  });
+});
+
+const obj = (rv: string): KubeObject => ({ apiVersion: 'v1', kind: 'X', metadata: { name: 'a', namespace: 'n', resourceVersion: rv } });
+
+describe('ObjectQueue', () => {
+  it('runs one reconcile per object at a time, coalescing events into one more run with the newest copy', async () => {
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = new ObjectQueue(async (o) => {
+      seen.push(String(o.metadata!.resourceVersion));
+      if (seen.length === 1) await gate;
+      return undefined;
+    });
+    q.add(obj('1'));
+    q.add(obj('2'));
+    q.add(obj('3'));
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual(['1', '3']);
+  });
+
+  it('ignores copies older than its own last write', async () => {
+    const seen: string[] = [];
+    const q = new ObjectQueue(async (o) => {
+      seen.push(String(o.metadata!.resourceVersion));
+      return o.metadata!.resourceVersion === '5' ? obj('7') : undefined;
+    });
+    q.add(obj('5'));
+    await new Promise((r) => setTimeout(r, 10));
+    q.add(obj('6')); // the informer still delivering the object as it was before our write
+    q.add(obj('7'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual(['5', '7']);
+  });
+
+  it('controllerOf is the controller reference uid', () => {
+    const o = { ...obj('1'), metadata: { name: 'a', ownerReferences: [{ uid: 'u1' }, { uid: 'u2', controller: true }] } } as unknown as KubeObject;
+    expect(controllerOf(o)).toBe('u2');
+    expect(controllerOf(obj('1'))).toBe('');
+  });
+});
+
+describe('Pacer', () => {
+  it('lets `capacity` writes through at once, then one per 1/perSecond seconds, per owner', () => {
+    const p = new Pacer(2, 0.5);
+    expect([p.take('a', 0), p.take('a', 0), p.take('a', 0)]).toEqual([0, 0, 2000]);
+    expect(p.take('b', 0)).toBe(0);
+    expect(p.take('a', 1000)).toBe(1000);
+    expect(p.take('a', 2000)).toBe(0);
+  });
+});
+
+describe('dev quiet', () => {
+  it('counts writes per key from two etcd version snapshots; a deleted key counts once; leases are told apart', () => {
+    const before = new Map([
+      ['/registry/a', 3],
+      ['/registry/gone', 1],
+      ['/registry/leases/kube-system/apiserver-x', 10],
+    ]);
+    const after = new Map([
+      ['/registry/a', 5],
+      ['/registry/new', 1],
+      ['/registry/leases/kube-system/apiserver-x', 12],
+    ]);
+    expect(writesBetween(before, after)).toEqual([
+      { key: '/registry/a', writes: 2 },
+      { key: '/registry/leases/kube-system/apiserver-x', writes: 2 },
+      { key: '/registry/gone', writes: 1 },
+      { key: '/registry/new', writes: 1 },
+    ]);
+    expect(isLease('/workload/leases/kube-system/apiserver-x')).toBe(true);
+    expect(isLease('/registry/modelplane.ai/leases/x')).toBe(false);
+  });
+});
+
+describe('admission policy', () => {
+  it('keys name a namespaced ProviderConfig by namespace and a ClusterProviderConfig by "cluster", as its CEL builds them', () => {
+    expect(targetKey('ProviderConfig', 'pc', 'modelplane-system')).toBe('modelplane-system.ProviderConfig.pc');
+    expect(targetKey('ClusterProviderConfig', 'pc', undefined)).toBe('cluster.ClusterProviderConfig.pc');
+    const policy = admissionObjects().find((o) => o.kind === 'MutatingAdmissionPolicy')!;
+    expect(JSON.stringify(policy)).toContain("(object.spec.providerConfigRef.kind == 'ClusterProviderConfig' ? 'cluster' : object.metadata.namespace)");
+  });
+});
+
+describe('xpkg', () => {
+  it('writes the same bytes for the same package, and reads its documents back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xpkg-'));
+    const yaml = '---\napiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: X\nmetadata:\n  name: x\n';
+    await writeXpkg(join(dir, 'a.xpkg'), yaml);
+    await writeXpkg(join(dir, 'b.xpkg'), yaml);
+    expect(readFileSync(join(dir, 'a.xpkg')).equals(readFileSync(join(dir, 'b.xpkg')))).toBe(true);
+    expect(await layerDocuments(join(dir, 'a.xpkg'))).toEqual([
+      { apiVersion: 'meta.pkg.crossplane.io/v1', kind: 'Configuration', metadata: { name: 'c' } },
+      { apiVersion: 'v1', kind: 'X', metadata: { name: 'x' } },
+    ]);
+  });
+
+  it('firstLoss names the first field the build dropped or changed; added defaults are not losses', () => {
+    const xrd = { spec: { versions: [{ name: 'v1', subresources: { scale: { specReplicasPath: '.spec.replicas' } } }] } };
+    expect(firstLoss(xrd, { spec: { versions: [{ name: 'v1' }] } })).toBe('.spec.versions[0].subresources');
+    expect(firstLoss(xrd, { spec: { versions: [{ name: 'v1', served: true, subresources: { scale: { specReplicasPath: '.spec.replicas' } } }] } })).toBeUndefined();
+    expect(firstLoss({ a: 1 }, { a: 2 })).toBe('.a');
+  });
+});
+
+describe('pki', () => {
+  it('issues leaves the CA signs, with the SANs and organisation asked for, reused on the second call', async () => {
+    const pki = new Pki(mkdtempSync(join(tmpdir(), 'pki-')));
+    const fn = await pki.leaf({ name: 'fn', cn: 'functions', ips: ['127.0.0.1'] });
+    const admin = await pki.leaf({ name: 'admin', cn: 'admin', org: 'system:masters' });
+    const ca = new X509Certificate(readFileSync(pki.caCrt));
+    const leaf = new X509Certificate(readFileSync(fn.crt));
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    expect(leaf.subjectAltName).toBe('IP Address:127.0.0.1');
+    expect(new X509Certificate(readFileSync(admin.crt)).subject).toBe('CN=admin\nO=system:masters');
+    const again = await pki.leaf({ name: 'fn', cn: 'functions', ips: ['127.0.0.1'] });
+    expect(readFileSync(again.crt).equals(readFileSync(fn.crt))).toBe(true);
+  });
+});

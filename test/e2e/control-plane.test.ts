@@ -1,0 +1,284 @@
+/**
+ * End to end on a real control plane (issue 12): kube-apiserver, etcd and
+ * Crossplane core built from the pinned Go modules, Modelplane installed from
+ * its xpkgs, the seeds applied unchanged with kubectl, a real
+ * provider-kubernetes writing to a second API server. Every assertion is on
+ * real objects through `modelplane dev kubectl`.
+ *
+ * One control plane for the whole file, steps in order (each leaves the
+ * fleet as the next expects). The simulated parts are the cloud providers,
+ * provider-helm and the workload clusters' kubelet and gateway controllers
+ * (cli/dev/runtime).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot } from './harness.js';
+
+const MIN = 60_000;
+
+/** Placements of a ModelDeployment as `cluster/pool` (its status). */
+function placements(ns: string, name: string): string[] | undefined {
+  const md = kubectlJson<Obj>(['get', 'modeldeployment', '-n', ns, name]);
+  const p = (md.status?.['placements'] ?? []) as { cluster: string; ready: boolean; engines: { pool: string }[] }[];
+  return p.map((x) => `${x.cluster}/${x.engines.map((e) => e.pool).join('+')}${x.ready ? '' : ' (not ready)'}`).sort();
+}
+
+function serviceAddress(ns: string, name: string): string | undefined {
+  const a = kubectlJson<Obj>(['get', 'modelservice', '-n', ns, name]).status?.['address'];
+  return typeof a === 'string' ? a : undefined;
+}
+
+describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, delete, bad input, settled', () => {
+  beforeAll(() => {
+    modelplane(['dev', 'down', '--purge']);
+    const up = modelplane(['dev', 'up'], { timeoutMs: 20 * MIN });
+    if (up.code !== 0) throw new Error(`dev up failed (${up.code}):\n${up.stderr}\n${up.stdout}`);
+  }, 25 * MIN);
+
+  afterAll(() => {
+    if (process.env['E2E_KEEP']) return; // leave it running to look at (modelplane dev --dir .cache/e2e kubectl ...)
+    const down = modelplane(['dev', 'down', '--purge']);
+    if (down.code !== 0) throw new Error(`dev down failed: ${down.stderr}`);
+  }, 5 * MIN);
+
+  it('installs as users do: the Configuration, every function and provider Installed and Healthy, every XRD Established, every Composition ValidPipeline', () => {
+    const pkgs = [...items(['configurations']), ...items(['functions']), ...items(['providers'])];
+    expect(pkgs.map((p) => p.metadata.name)).toContain('modelplane');
+    expect(pkgs.map((p) => p.metadata.name)).toContain('upbound-provider-kubernetes');
+    expect(pkgs.filter((p) => p.metadata.name.startsWith('modelplane-function-')).length).toBe(
+      readFileSync(join(E2E_DIR, 'packages', 'modelplane', 'crossplane.yaml'), 'utf8').match(/function-/g)!.length,
+    );
+    for (const p of pkgs) {
+      expect([p.metadata.name, condition(p, 'Installed'), condition(p, 'Healthy')]).toEqual([p.metadata.name, 'True', 'True']);
+    }
+    const xrds = items(['compositeresourcedefinitions']);
+    expect(xrds.length).toBe(13);
+    for (const x of xrds) expect([x.metadata.name, condition(x, 'Established')]).toEqual([x.metadata.name, 'True']);
+    const revisions = items(['compositionrevisions']);
+    for (const c of items(['compositions'])) {
+      const valid = revisions.filter(
+        (r) => r.metadata.labels?.['crossplane.io/composition-name'] === c.metadata.name && condition(r, 'ValidPipeline') === 'True',
+      );
+      expect([c.metadata.name, valid.length > 0]).toEqual([c.metadata.name, true]);
+    }
+  });
+
+  it('the Vultr seeds apply unchanged: class and cluster Ready, qwen-7b on vultr-demo/gpu-a16, the service address', async () => {
+    const apply = kubectl(['apply', '-f', join(SEEDS, 'vultr')]);
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    await eventually('qwen-7b placed and Ready', () => {
+      const p = placements('ml-team', 'qwen-7b');
+      return p?.length === 1 && p[0] === 'vultr-demo/gpu-a16' ? p : undefined;
+    }, { state: snapshot });
+    await eventually('qwen-7b address', () => (serviceAddress('ml-team', 'qwen-7b') === 'http://172.18.255.200/ml-team/qwen-7b' ? true : undefined), {
+      state: snapshot,
+    });
+    expect(condition(kubectlJson<Obj>(['get', 'inferenceclass', 'a16-1x']), 'Ready')).toBe('True');
+    const ic = kubectlJson<Obj>(['get', 'inferencecluster', 'vultr-demo']);
+    expect(condition(ic, 'Ready')).toBe('True');
+    expect(((ic.status?.['gpuPools'] ?? []) as { name: string; nodes: number }[]).map((p) => `${p.name}:${p.nodes}`)).toEqual(['gpu-a16:1']);
+    await eventually('qwen-7b Ready', () => (condition(kubectlJson<Obj>(['get', 'md', '-n', 'ml-team', 'qwen-7b']), 'Ready') === 'True' ? true : undefined), {
+      state: snapshot,
+    });
+  }, 10 * MIN);
+
+  it('kubectl get shows every printer column with true values', () => {
+    const row = (args: string[]) => kubectl(['get', ...args]).stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
+    const [ich, icr] = row(['inferencecluster', 'vultr-demo']);
+    expect(ich!.slice(0, 5)).toEqual(['NAME', 'SOURCE', 'GATEWAY', 'SYNCED', 'READY']);
+    expect(icr!.slice(0, 5)).toEqual(['vultr-demo', 'Vultr', expect.stringMatching(/^198\.51\.100\.\d+$/), 'True', 'True']);
+    const [gwh, gwr] = row(['inferencegateway', 'default']);
+    expect(gwh!.slice(0, 5)).toEqual(['NAME', 'GATEWAY', 'ADDRESS', 'SYNCED', 'READY']);
+    expect(gwr!.slice(0, 5)).toEqual(['default', 'Traefik', '172.18.255.200', 'True', 'True']);
+    const [mdh, mdr] = row(['md', '-n', 'ml-team', 'qwen-7b']);
+    expect(mdh!.slice(0, 4)).toEqual(['NAME', 'REPLICAS', 'SYNCED', 'READY']);
+    expect(mdr!.slice(0, 4)).toEqual(['qwen-7b', '1', 'True', 'True']);
+    const [rh, rr] = row(['modelreplicas', '-n', 'ml-team']);
+    expect(rh!.slice(0, 4)).toEqual(['NAME', 'CLUSTER', 'SYNCED', 'READY']);
+    expect(rr!.slice(1, 4)).toEqual(['vultr-demo', 'True', 'True']);
+    const [eh, er] = row(['modelendpoints', '-n', 'ml-team']);
+    expect(eh!.slice(0, 4)).toEqual(['NAME', 'URL', 'SYNCED', 'READY']);
+    expect(er![1]).toMatch(/^http:\/\/198\.51\.100\.\d+\/ml-team\/qwen-7b-[0-9a-f]{5}\/v1$/);
+    const [sh, sr] = row(['modelservice', '-n', 'ml-team', 'qwen-7b']);
+    expect(sh!.slice(0, 4)).toEqual(['NAME', 'ADDRESS', 'SYNCED', 'READY']);
+    expect(sr!.slice(0, 4)).toEqual(['qwen-7b', 'http://172.18.255.200/ml-team/qwen-7b', 'True', 'True']);
+    const [vh, vr] = row(['vultrcluster', '-n', 'modelplane-system', 'vultr-demo']);
+    expect(vh!.slice(0, 4)).toEqual(['NAME', 'REGION', 'SYNCED', 'READY']);
+    expect(vr!.slice(0, 4)).toEqual(['vultr-demo', 'ewr', 'True', 'True']);
+    const [sth, str] = row(['servingstacks', '-n', 'modelplane-system']);
+    expect(sth!.slice(0, 4)).toEqual(['NAME', 'GATEWAY', 'SYNCED', 'READY']);
+    expect(str![1]).toBe(icr![2]);
+  });
+
+  it('deleting a ModelDeployment removes its replicas and endpoints', async () => {
+    expect(kubectl(['delete', 'md', '-n', 'ml-team', 'qwen-7b', '--timeout=180s']).code).toBe(0);
+    await eventually('replicas and endpoints gone', () =>
+      items(['modelreplicas,modelendpoints', '-n', 'ml-team']).length === 0 ? true : undefined,
+    );
+    await eventually('the replica Objects gone', () =>
+      items(['objects.kubernetes.m.crossplane.io', '-n', 'ml-team']).length === 0 ? true : undefined,
+    );
+  }, 5 * MIN);
+
+  it('deleting an InferenceCluster with --cascade=foreground leaves nothing behind', async () => {
+    const del = kubectl(['delete', 'inferencecluster', 'vultr-demo', '--cascade=foreground', '--timeout=240s']);
+    expect(del.stderr).toBe('');
+    expect(del.code).toBe(0);
+    const left = () =>
+      [...items(['managed', '-A']), ...items(['composite', '-A'])]
+        .filter((o) => o.metadata.name.startsWith('vultr-demo'))
+        .map((o) => o.metadata.name);
+    await eventually('nothing of vultr-demo left', () => (left().length === 0 ? true : undefined), { state: () => left().join(', ') });
+    expect(kubectl(['delete', 'modelservice', '-n', 'ml-team', 'qwen-7b']).code).toBe(0);
+  }, 6 * MIN);
+
+  it('an Existing cluster on the workload API server: the serving stack really created there by provider-kubernetes', async () => {
+    const manifest = `apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata:
+  name: dev-workload
+  labels:
+    modelplane.ai/env: dev
+spec:
+  cluster:
+    source: Existing
+    existing:
+      secretRef:
+        name: dev-workload-kubeconfig
+  nodePools:
+  - name: gpu-a16
+    className: a16-1x
+    nodeCount: 1
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelDeployment
+metadata:
+  name: tiny
+  namespace: ml-team
+spec:
+  replicas: 1
+  template:
+    spec:
+      clusterSelector:
+        matchLabels:
+          modelplane.ai/env: dev
+      engines:
+      - name: tiny
+        members:
+        - role: Standalone
+          nodeSelector:
+            devices:
+            - name: gpu
+              count: 1
+              selectors:
+              - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("8Gi")) >= 0
+          template:
+            spec:
+              containers:
+              - name: engine
+                image: vllm/vllm-openai:v0.23.0
+                args: [--model=Qwen/Qwen2.5-0.5B-Instruct]
+`;
+    const file = join(E2E_DIR, 'existing.yaml');
+    writeFileSync(file, manifest);
+    const apply = kubectl(['apply', '-f', file]);
+    expect(apply.code, apply.stderr).toBe(0);
+    await eventually('dev-workload Ready', () => (condition(kubectlJson<Obj>(['get', 'inferencecluster', 'dev-workload']), 'Ready') === 'True' ? true : undefined), {
+      timeoutMs: 8 * MIN,
+      state: snapshot,
+    });
+    // On the workload API server itself, created by the real provider-kubernetes:
+    const ns = kubectlJson<Obj>(['get', 'namespace', 'modelplane-system'], { workload: true });
+    expect(ns.metadata.name).toBe('modelplane-system');
+    const gw = kubectlJson<Obj>(['get', 'gateway', '-n', 'modelplane-system', 'inference-gateway'], { workload: true });
+    expect(condition(gw, 'Programmed')).toBe('True');
+    expect(kubectl(['get', 'crd', 'inferencepools.inference.networking.k8s.io'], { workload: true }).code).toBe(0);
+    const objects = items(['objects.kubernetes.m.crossplane.io', '-n', 'modelplane-system']).filter((o) => o.metadata.name.startsWith('dev-workload'));
+    expect(objects.length).toBeGreaterThan(0);
+    for (const o of objects) {
+      expect(o.metadata.annotations?.['crossplane.io/paused']).toBeUndefined();
+      expect([o.metadata.name, condition(o, 'Synced'), condition(o, 'Ready')]).toEqual([o.metadata.name, 'True', 'True']);
+    }
+    await eventually('tiny placed on dev-workload and Ready', () => {
+      const p = placements('ml-team', 'tiny');
+      return p?.[0] === 'dev-workload/gpu-a16' ? p : undefined;
+    }, { state: snapshot });
+    // The engine's Deployment exists there for real (its status is the simulated kubelet's).
+    const engines = items(['deployments', '-A', '-l', 'modelplane.ai/deployment=tiny'], { workload: true });
+    expect(engines.length).toBeGreaterThan(0);
+  }, 12 * MIN);
+
+  it('the demo seeds apply unchanged: two replicas on eks-eu-central and eks-us-east, one address routing to both', async () => {
+    const apply = kubectl(['apply', '-f', join(SEEDS, 'demo')]);
+    expect(apply.code, apply.stderr).toBe(0);
+    await eventually('qwen-demo placed', () => {
+      const p = placements('default', 'qwen-demo');
+      return JSON.stringify(p) === JSON.stringify(['eks-eu-central/gpu-l40s', 'eks-us-east/gpu-l4']) ? p : undefined;
+    }, { timeoutMs: 8 * MIN, state: snapshot });
+    await eventually('qwen address and two backends', () => {
+      if (serviceAddress('default', 'qwen') !== 'http://172.18.255.200/default/qwen') return undefined;
+      const routes = items(['httproutes', '-n', 'default']);
+      const refs = routes.flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? []));
+      return refs.length === 2 ? true : undefined;
+    }, { state: snapshot });
+  }, 10 * MIN);
+
+  it('kubectl scale md/qwen-demo --replicas=3, then 0, changes placements', async () => {
+    expect(kubectl(['scale', 'md/qwen-demo', '--replicas=3']).code).toBe(0);
+    await eventually('three placements', () => {
+      const p = placements('default', 'qwen-demo');
+      return p?.length === 3 && p.every((x) => !x.endsWith('(not ready)')) ? p : undefined;
+    }, { state: snapshot }).then((p) => expect(p).toEqual(['eks-eu-central/gpu-l40s', 'eks-us-east/gpu-l4', 'eks-us-west/gpu-l40s']));
+    expect(kubectl(['scale', 'md/qwen-demo', '--replicas=0']).code).toBe(0);
+    await eventually('scaled to zero', () => {
+      const md = kubectlJson<Obj>(['get', 'md', 'qwen-demo']);
+      const scheduled = md.status?.conditions?.find((c) => c.type === 'ReplicasScheduled');
+      return placements('default', 'qwen-demo')?.length === 0 && scheduled?.reason === 'ScaledToZero' && condition(md, 'Ready') === 'True' ? true : undefined;
+    }, { state: snapshot });
+    await eventually('replicas gone', () => (items(['modelreplicas', '-n', 'default']).length === 0 ? true : undefined));
+    expect(kubectl(['scale', 'md/qwen-demo', '--replicas=2']).code).toBe(0);
+    await eventually('two again', () => (placements('default', 'qwen-demo')?.filter((x) => !x.endsWith('(not ready)')).length === 2 ? true : undefined), {
+      state: snapshot,
+    });
+  }, 10 * MIN);
+
+  it('bad input: the API server refuses an invalid XR naming the field, and the offline validator gives the same verdict', () => {
+    const file = join(E2E_DIR, 'invalid.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata:
+  name: broken
+spec:
+  cluster:
+    source: EKS
+  nodePools:
+  - name: gpu
+    className: l4-1x-g6
+    nodeCount: 1
+`,
+    );
+    const message = 'spec.cluster.eks is required when spec.cluster.source is EKS.';
+    const server = kubectl(['apply', '-f', file]);
+    expect(server.code).toBe(1);
+    expect(server.stderr).toContain('spec.cluster');
+    expect(server.stderr).toContain(message);
+    const offline = modelplane(['plan', file]);
+    expect(offline.code).toBe(1);
+    expect(offline.stdout + offline.stderr).toContain(message);
+    expect(items(['inferenceclusters']).map((o) => o.metadata.name)).not.toContain('broken');
+  });
+
+  it('a settled fleet writes nothing for 2 minutes and no XR reports WatchCircuitOpen', () => {
+    const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });
+    expect(q.stdout).toMatch(/^quiet: nothing written in 120s/);
+    expect(q.code).toBe(0);
+    const open = items(['composite', '-A'])
+      .filter((o) => condition(o, 'Responsive') === 'False')
+      .map((o) => `${o.metadata.name}: ${o.status?.conditions?.find((c) => c.type === 'Responsive')?.message}`);
+    expect(open).toEqual([]);
+  }, 5 * MIN);
+});
