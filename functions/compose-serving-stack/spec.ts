@@ -52,9 +52,14 @@ export type ReadStack =
 /** Reads the observed ServingStack XR. */
 export function readServingStack(xr: KubeObject): ReadStack {
   const name = xr.metadata?.name;
-  if (typeof name !== 'string' || name === '') return { ok: false, problem: ERR_NO_NAME, fatal: true };
   const namespace = xr.metadata?.namespace;
-  if (typeof namespace !== 'string' || namespace === '') return { ok: false, problem: ERR_NO_NAMESPACE, fatal: true };
+  const noName = typeof name !== 'string' || name === '';
+  if (noName || typeof namespace !== 'string' || namespace === '') {
+    // The Fatal also names what is wrong in the spec, so one fix does not reveal the next.
+    const spec = readComposite<ServingStackXr>({ ...xr, spec: xr['spec'] ?? {} }, parseServingStack);
+    const problem = noName ? ERR_NO_NAME : ERR_NO_NAMESPACE;
+    return { ok: false, problem: spec.ok ? problem : `${problem}; ${spec.problem}`, fatal: true };
+  }
   // The XRD rule's own message first, as the reference reports it.
   const secrets = (xr['spec'] as { secrets?: unknown } | undefined)?.secrets;
   if (Array.isArray(secrets) && !secrets.some((s) => typeof s === 'object' && s !== null && (s as { type?: unknown }).type === 'Kubeconfig')) {
