@@ -388,8 +388,13 @@ class Planner {
       };
     }
     const cost = callCost(fnName, overloadId);
+    // cel-go compiles a constant pattern of `matches`, `find` and `findAll` at program
+    // creation (OptimizeRegex); the optimized call returns at a failing target before
+    // it reaches the pattern, so the cost tracker never sees the call: not charged.
+    const regexOptimized = REGEX_OPTIMIZED.has(fnName) && args.length === 2 && this.consts.has(args[1]!);
     return (s) => {
       const vals = evalArgs(args, s);
+      if (regexOptimized && vals[0] instanceof CelError) throw vals[0];
       let r: CelValue;
       try {
         for (const v of vals) if (v instanceof CelError) throw v;
@@ -403,6 +408,9 @@ class Planner {
     };
   }
 }
+
+/** Functions whose constant pattern cel-go precompiles (MatchesRegexOptimization, Kubernetes' ExtensionLibRegexOptimizations). */
+const REGEX_OPTIMIZED: ReadonlySet<string> = new Set(['matches', 'find', 'findAll']);
 
 /**
  * An optional qualification (`x.?f`, `x[?k]`, or any qualifier after one) is
