@@ -102,7 +102,11 @@ export type ReadCluster =
 /** Reads the observed InferenceCluster. */
 export function readInferenceCluster(xr: KubeObject): ReadCluster {
   const name = xr.metadata?.name;
-  if (typeof name !== 'string' || name === '') return { ok: false, problem: ERR_NO_NAME, fatal: true };
+  if (typeof name !== 'string' || name === '') {
+    // The Fatal also names what is wrong in the spec, so one fix does not reveal the next.
+    const spec = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
+    return { ok: false, problem: spec.ok ? ERR_NO_NAME : `${ERR_NO_NAME}; ${spec.problem}`, fatal: true };
+  }
   const spec = xr['spec'] as JsonObject | undefined;
   const cluster = typeof spec === 'object' && spec !== null ? (spec['cluster'] as JsonObject | undefined) : undefined;
   if (!cluster || typeof cluster !== 'object' || Array.isArray(cluster)) return { ok: false, name, problem: ERR_NO_CLUSTER, fatal: false };

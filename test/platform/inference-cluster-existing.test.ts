@@ -380,7 +380,7 @@ const cases: Case[] = [
     want: {
       resources: {},
       conditions: [],
-      results: [{ severity: 'Fatal', message: 'metadata.name is unexpectedly absent' }],
+      results: [{ severity: 'Fatal', message: 'metadata.name is unexpectedly absent; spec.cluster: Invalid input: expected object, received undefined' }],
       requirements: {},
     },
   },
