@@ -11,17 +11,30 @@
  *   fabric and capabilities, never from this;
  * - `status.devices` echoes the declared devices with the XRD's defaults
  *   applied (`claim: DRA`, `count: 1`), sorted by name.
- * Schema validation (required fields, enums, CEL rules) is the API server's
- * job: the XRD carries every rule, so an invalid class never reaches here.
- * One check is repeated here because a miss is silent (a selector compares
- * the capacity and matches nothing): a capacity value that is not a
- * Kubernetes quantity (`46GB`; the XRD's pattern, k8s.io/apimachinery
- * resource.Quantity) is `Accepted` False `InvalidQuantity` and a Warning
- * naming the field, and the class is not Ready.
+ * - Checked first, because a miss is silent (a selector compares the
+ *   capacity and matches nothing): a capacity value that is not a
+ *   Kubernetes quantity (`46GB`; the XRD's pattern, k8s.io/apimachinery
+ *   resource.Quantity) is `Accepted` False `InvalidQuantity` and a Warning
+ *   naming the field, and the class is not Ready.
+ * - The class is read through its generated parser (XRD defaults, types,
+ *   bounds and CEL rules): a class the API server would refuse (a device that
+ *   is not an object, a missing name, a broken rule) is `Accepted` False
+ *   `InvalidSpec` with a Warning naming each field, the XR is not Ready, and
+ *   the status published before is kept as it was (the scheduler keeps
+ *   placing on what it knew), never thrown away or half rewritten.
  */
 import { isQuantity } from '../lib/cel/quantity.js';
+import { type InferenceClass, parseInferenceClass } from '../lib/generated/inferenceclasses.js';
 import { compareStrings } from '../lib/order.js';
 import { type ComposeRequest, type ComposeResult, condition, emptyResult, getPath, type JsonObject, warning } from '../lib/function.js';
+import { readComposite } from '../lib/xr.js';
+
+/** Condition type and reasons. */
+export const Accepted = 'Accepted';
+export const Reason = { Available: 'Available', InvalidSpec: 'InvalidSpec' } as const;
+
+/** The message of a class the XRD rejects. */
+export const msgInvalidClass = (problem: string): string => `Invalid InferenceClass: ${problem}`;
 
 /** The message for a capacity value that is not a quantity. */
 export const msgInvalidQuantity = (field: string, value: string): string =>
@@ -48,25 +61,54 @@ export function supportsMultiNode(provider: unknown): boolean {
 
 /** Composes an InferenceClass: no resources, `Accepted`, Ready, published devices. */
 export function compose(req: ComposeRequest): ComposeResult {
-  const devices = getPath(req.composite, 'spec', 'devices');
-  const declared = Array.isArray(devices) ? (devices as JsonObject[]) : [];
-  const published = declared
-    .map((d): JsonObject => ({ ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 }))
-    .sort((a, b) => compareStrings(String(a['name']), String(b['name'])));
   const result = emptyResult();
-  result.status = {
-    devices: published,
-    multiNode: supportsMultiNode(getPath(req.composite, 'spec', 'provisioning', 'provider')),
-  };
+  // A capacity that is not a quantity first: the parser would refuse it too, but this names the value and its fix.
+  const devices = getPath(req.composite, 'spec', 'devices');
+  const declared = Array.isArray(devices) ? devices.filter((d): d is JsonObject => typeof d === 'object' && d !== null && !Array.isArray(d)) : [];
   const bad = invalidQuantities(declared);
   if (bad.length > 0) {
-    const messages = bad.map((b) => msgInvalidQuantity(b.field, b.value));
+    result.status = {
+      devices: declared
+        .map((d): JsonObject => ({ ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 }))
+        .sort((x, y) => compareStrings(String(x['name']), String(y['name']))),
+      multiNode: supportsMultiNode(getPath(req.composite, 'spec', 'provisioning', 'provider')),
+    };
+    const messages = bad.map((q) => msgInvalidQuantity(q.field, q.value));
     result.ready = false;
-    result.conditions.push(condition('Accepted', false, 'InvalidQuantity', messages.join('; ')));
+    result.conditions.push(condition(Accepted, false, 'InvalidQuantity', messages.join('; ')));
     for (const m of messages) result.results.push(warning(m));
     return result;
   }
+  const read = readComposite<InferenceClass>(req.composite, parseInferenceClass);
+  if (!read.ok) {
+    const message = msgInvalidClass(read.problem);
+    const kept = keptStatus(req.composite['status']);
+    if (kept !== undefined) result.status = kept;
+    result.ready = false;
+    result.conditions.push(condition(Accepted, false, Reason.InvalidSpec, message));
+    result.results.push(warning(message));
+    return result;
+  }
+  const spec = read.xr.spec;
+  const published = spec.devices
+    .map((d): JsonObject => ({ ...d }))
+    .sort((a, b) => compareStrings(String(a['name']), String(b['name'])));
+  result.status = { devices: published, multiNode: supportsMultiNode(spec.provisioning?.provider) };
   result.ready = true;
-  result.conditions.push(condition('Accepted', true, 'Available'));
+  result.conditions.push(condition(Accepted, true, Reason.Available));
   return result;
+}
+
+/**
+ * The published fields of the observed status (`devices`, `multiNode`), as
+ * they were, to write back unchanged while the spec is invalid; undefined
+ * when the XR has published nothing readable.
+ */
+function keptStatus(status: unknown): JsonObject | undefined {
+  if (typeof status !== 'object' || status === null || Array.isArray(status)) return undefined;
+  const s = status as JsonObject;
+  const out: JsonObject = {};
+  if (Array.isArray(s['devices'])) out['devices'] = s['devices'];
+  if (typeof s['multiNode'] === 'boolean') out['multiNode'] = s['multiNode'];
+  return Object.keys(out).length > 0 ? out : undefined;
 }

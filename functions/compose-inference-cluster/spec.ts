@@ -8,14 +8,16 @@
  * composition code uses.
  *
  * Guarantees: readers never throw and never mutate their input. An input the
- * XRD would reject is reported as one message naming each field
- * (`spec.nodePools[0].className: …`); `spec.cluster` missing and an unknown
- * source keep the reference's exact messages.
+ * XRD would reject (types, bounds, CEL rules) is reported as one message
+ * naming each field (`spec.nodePools[0].className: …`); `spec.cluster`
+ * missing, an unknown source and a missing source block keep the reference's
+ * exact messages (the Warning's text), and name the field for the condition
+ * (`spec.cluster.source: unsupported cluster source: OCI`).
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { type InferenceClassDevice, InferenceClassSpecSchema } from '../lib/generated/inferenceclasses.js';
-import { InferenceClusterSpecSchema } from '../lib/generated/inferenceclusters.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
+import { type InferenceClass as InferenceClassXr, type InferenceClassDevice, parseInferenceClass } from '../lib/generated/inferenceclasses.js';
+import { type InferenceCluster as InferenceClusterXr, type InferenceClusterNodePool, parseInferenceCluster } from '../lib/generated/inferenceclusters.js';
+import { readComposite } from '../lib/xr.js';
 
 /** Where a cluster comes from (`spec.cluster.source`). */
 export type Source = 'GKE' | 'EKS' | 'AKS' | 'Nebius' | 'Vultr' | 'Existing';
@@ -80,26 +82,47 @@ export interface InferenceCluster {
 export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
 export const ERR_NO_CLUSTER = 'spec.cluster is required';
 export const errUnsupportedSource = (source: string) => `unsupported cluster source: ${source}`;
+/** The reference's messages for a source without its block (platform-side.md §7.3, §7.4). */
+export const errNoSourceBlock = (source: string) => `${source} configuration is required when source is ${source}`;
+export const ERR_NO_EXISTING_BLOCK = 'Existing cluster configuration is required when source is Existing';
 
 /** Result of {@link readInferenceCluster}. */
 export type ReadCluster =
   | { ok: true; ic: InferenceCluster }
-  | { ok: false; name?: string; problem: string; /** true when the XR has no name (Fatal). */ fatal: boolean };
+  | {
+      ok: false;
+      name?: string;
+      problem: string;
+      /** The field a reference message is about, for the condition (`spec.cluster.gke`). */
+      field?: string;
+      /** true when the XR has no name (Fatal). */
+      fatal: boolean;
+    };
 
 /** Reads the observed InferenceCluster. */
 export function readInferenceCluster(xr: KubeObject): ReadCluster {
   const name = xr.metadata?.name;
-  if (!name) return { ok: false, problem: ERR_NO_NAME, fatal: true };
-  const spec = (xr['spec'] ?? {}) as JsonObject;
-  const cluster = spec['cluster'] as JsonObject | undefined;
-  if (!cluster || typeof cluster !== 'object') return { ok: false, name, problem: ERR_NO_CLUSTER, fatal: false };
+  if (typeof name !== 'string' || name === '') {
+    // The Fatal also names what is wrong in the spec, so one fix does not reveal the next.
+    const spec = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
+    return { ok: false, problem: spec.ok ? ERR_NO_NAME : `${ERR_NO_NAME}; ${spec.problem}`, fatal: true };
+  }
+  const spec = xr['spec'] as JsonObject | undefined;
+  const cluster = typeof spec === 'object' && spec !== null ? (spec['cluster'] as JsonObject | undefined) : undefined;
+  if (!cluster || typeof cluster !== 'object' || Array.isArray(cluster)) return { ok: false, name, problem: ERR_NO_CLUSTER, fatal: false };
   const source = cluster['source'];
   if (typeof source !== 'string' || !SOURCES.includes(source)) {
-    return { ok: false, name, problem: errUnsupportedSource(String(source)), fatal: false };
+    return { ok: false, name, problem: errUnsupportedSource(String(source)), field: 'spec.cluster.source', fatal: false };
   }
-  const parsed = InferenceClusterSpecSchema.safeParse(spec);
-  if (!parsed.success) return { ok: false, name, problem: formatZodIssues('spec', parsed.error), fatal: false };
-  const s = parsed.data;
+  // The reference's message for a missing source block, before the XRD rule that says the same.
+  const block = source.toLowerCase();
+  if (cluster[block] === undefined) {
+    const problem = source === 'Existing' ? ERR_NO_EXISTING_BLOCK : errNoSourceBlock(source);
+    return { ok: false, name, problem, field: `spec.cluster.${block}`, fatal: false };
+  }
+  const parsed = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
+  if (!parsed.ok) return { ok: false, name, problem: parsed.problem, fatal: false };
+  const s = parsed.xr.spec;
   const ic: InferenceCluster = { name, source: s.cluster.source, clouds: {}, nodePools: (s.nodePools ?? []).map(toPool) };
   for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr'] as const) {
     const b = s.cluster[block];
@@ -121,7 +144,7 @@ export function readInferenceCluster(xr: KubeObject): ReadCluster {
   return { ok: true, ic };
 }
 
-function toPool(p: NonNullable<ReturnType<typeof InferenceClusterSpecSchema.parse>['nodePools']>[number]): NodePool {
+function toPool(p: InferenceClusterNodePool): NodePool {
   const pool: NodePool = {
     name: p.name,
     className: p.className,
@@ -159,10 +182,10 @@ export function errInvalidClass(name: string, issues: string): string {
 
 /** Reads a fetched InferenceClass. */
 export function readInferenceClass(obj: KubeObject): ReadClass {
-  const name = obj.metadata?.name ?? '';
-  const parsed = InferenceClassSpecSchema.safeParse(obj['spec'] ?? {});
-  if (!parsed.success) return { ok: false, problem: errInvalidClass(name, formatZodIssues('spec', parsed.error)) };
-  const spec = parsed.data;
+  const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';
+  const parsed = readComposite<InferenceClassXr>({ ...obj, spec: obj['spec'] ?? {} }, parseInferenceClass);
+  if (!parsed.ok) return { ok: false, problem: errInvalidClass(name, parsed.problem) };
+  const spec = parsed.xr.spec;
   const provisioning: Record<string, JsonObject | undefined> = {};
   for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr'] as const) {
     const b = spec.provisioning?.[block];

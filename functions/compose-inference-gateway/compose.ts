@@ -19,6 +19,11 @@
  *   until then. Condition `ControllerReady` follows Traefik's readiness.
  * - `spec.traefik` missing (the XRD forbids it) is a False `ControllerReady`
  *   with the XRD's message and a Warning; every observed resource is kept.
+ *   So is any other spec the XRD rejects (read through the generated parser:
+ *   types, enums, bounds, CEL rules), the message naming each field.
+ * - While the inputs cannot be read (an invalid spec, or an observed Gateway
+ *   whose `status.addresses` is not a list of addresses), `status.address`
+ *   stays what the XR published, so ModelService URLs do not flap.
  * Deliberate divergence: the reference crashes on a missing `spec.traefik`.
  */
 import {
@@ -49,7 +54,9 @@ import {
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
+import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { readComposite } from '../lib/xr.js';
 import { markReady } from '../lib/ready.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
@@ -61,12 +68,18 @@ export const ERR_NO_TRAEFIK = 'spec.traefik is required when spec.backend is Tra
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   const observed = req.observed;
-  const traefik = getPath(req.composite, 'spec', 'traefik') as Record<string, unknown> | undefined;
-  const version = traefik?.['version'];
-  if (!traefik || typeof version !== 'string' || version === '') {
-    const hold = { type: 'ControllerReady', reason: 'InvalidSpec', message: ERR_NO_TRAEFIK };
-    return keepAndWarn(result, observed, hold, keepObserved);
-  }
+  const hold = (message: string) => {
+    const kept = publishedAddress(req.composite);
+    if (kept !== undefined) result.status = { address: kept };
+    return keepAndWarn(result, observed, { type: 'ControllerReady', reason: 'InvalidSpec', message }, keepObserved);
+  };
+  const raw = getPath(req.composite, 'spec', 'traefik');
+  if (typeof raw !== 'object' || raw === null || typeof (raw as Record<string, unknown>)['version'] !== 'string') return hold(ERR_NO_TRAEFIK);
+  const read = readComposite<InferenceGateway>(req.composite, parseInferenceGateway);
+  if (!read.ok) return hold(msgInvalidSpec(read.problem));
+  const traefik = read.xr.spec.traefik as unknown as Record<string, unknown> & { version: string };
+  const version = traefik.version;
+  if (version === '') return hold(ERR_NO_TRAEFIK);
   const seen = (key: string) => key in observed;
   const obs = (key: string) => observed[key]?.resource;
   const res: Record<string, DesiredResource> = {};
@@ -109,12 +122,41 @@ export function compose(req: ComposeRequest): ComposeResult {
   if (traefikReady && !seen('gateway')) result.results.push(normal(MSG_TRAEFIK_READY));
 
   result.resources = res;
-  const address = getPath(obs('gateway'), 'status', 'addresses', 0, 'value');
-  result.status = typeof address === 'string' && address !== '' ? { address } : {};
+  const address = gatewayAddress(obs('gateway'));
+  if (address === 'unreadable') {
+    const kept = publishedAddress(req.composite);
+    result.status = kept === undefined ? {} : { address: kept };
+  } else {
+    result.status = address === undefined ? {} : { address };
+  }
   result.conditions.push(
     traefikReady
       ? condition('ControllerReady', true, 'ControllerHealthy')
       : condition('ControllerReady', false, 'Installing'),
   );
   return result;
+}
+
+/** The message of a spec the XRD rejects. */
+export const msgInvalidSpec = (problem: string): string => `Invalid InferenceGateway: ${problem}`;
+
+/** The address the XR published (`status.address`), if any. */
+function publishedAddress(xr: KubeObject): string | undefined {
+  const a = getPath(xr, 'status', 'address');
+  return typeof a === 'string' && a !== '' ? a : undefined;
+}
+
+/**
+ * The observed Gateway's first address; undefined when it has none yet;
+ * `unreadable` when `status.addresses` is there but not a list of
+ * `{value: string}` (garbage: keep what was published).
+ */
+function gatewayAddress(gw: KubeObject | undefined): string | undefined | 'unreadable' {
+  const addresses = getPath(gw, 'status', 'addresses');
+  if (addresses === undefined) return undefined;
+  if (!Array.isArray(addresses)) return 'unreadable';
+  if (addresses.length === 0) return undefined;
+  const value = getPath(addresses[0], 'value');
+  if (typeof value !== 'string') return 'unreadable';
+  return value === '' ? undefined : value;
 }

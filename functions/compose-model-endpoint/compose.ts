@@ -19,6 +19,14 @@
  *   deleted the backend (spec/README.md item 2). The XR is not Ready then
  *   (lib/ready.ts readyOnlyIfServing): it does not serve the URL asked for.
  * - `spec.rewritePath` is not read here (ModelService reads it).
+ * - The endpoint is read through its generated parser: a spec the XRD
+ *   rejects is `RoutingReady` False `InvalidSpec` naming each field, and
+ *   everything composed is kept.
+ * - An observed Service without a name (garbage: Crossplane names what it
+ *   composes) keeps what was composed: Service and EndpointSlice pass
+ *   through as observed and `status.routing` stays as it was, so ModelService
+ *   keeps routing to it; `RoutingReady` False `WaitingForBackend` says the
+ *   observed `metadata.name` is missing.
  */
 import {
   type ComposeRequest,
@@ -28,8 +36,11 @@ import {
   getPath,
   type JsonObject,
   type KubeObject,
+  keepObserved,
 } from '../lib/function.js';
+import { type ModelEndpoint, parseModelEndpoint } from '../lib/generated/modelendpoints.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { readComposite } from '../lib/xr.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
 
@@ -43,6 +54,11 @@ export const Reason = {
 
 /** The message of an invalid URL. */
 export const msgInvalidUrl = (url: string): string => `Invalid spec.url: ${url}`;
+/** The message of a spec the XRD rejects. */
+export const msgInvalidSpec = (problem: string): string => `Invalid ModelEndpoint: ${problem}`;
+/** The message while the observed Service has no name. */
+export const MSG_SERVICE_UNNAMED =
+  'the observed Service has no metadata.name; keeping the Service and EndpointSlice as they are until it has one';
 
 /** The label tying an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -50,10 +66,21 @@ export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 /** Composes a ModelEndpoint. */
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
-  const namespace = req.composite.metadata?.namespace ?? '';
-  const raw = getPath(req.composite, 'spec', 'url');
-  const url = typeof raw === 'string' ? raw : '';
-  const svcName = observedName(req.observed['service']?.resource);
+  const read = readComposite<ModelEndpoint>(req.composite, parseModelEndpoint);
+  if (!read.ok) {
+    result.status = observedRouting(req.composite);
+    return keepAndWarn(result, req.observed, { type: RoutingReady, reason: 'InvalidSpec', message: msgInvalidSpec(read.problem) });
+  }
+  const namespace = read.xr.metadata?.namespace ?? '';
+  const url = read.xr.spec.url;
+  const svcObserved = req.observed['service'];
+  const svcName = observedName(svcObserved?.resource);
+  if (svcObserved !== undefined && svcName === undefined) {
+    result.status = observedRouting(req.composite);
+    result.resources = keepObserved(req.observed);
+    result.conditions.push(condition(RoutingReady, false, Reason.WaitingForBackend, MSG_SERVICE_UNNAMED));
+    return result;
+  }
   const both = svcName !== undefined && req.observed['endpointslice'] !== undefined;
   result.status = both ? { routing: { backendName: svcName } } : {};
 
@@ -82,6 +109,12 @@ export function compose(req: ComposeRequest): ComposeResult {
       : condition(RoutingReady, false, Reason.WaitingForBackend),
   );
   return result;
+}
+
+/** The XR's published `status.routing` as it is, when it has a backend name: kept while the inputs cannot be read. */
+function observedRouting(xr: KubeObject): JsonObject {
+  const name = getPath(xr, 'status', 'routing', 'backendName');
+  return typeof name === 'string' && name !== '' ? { routing: { backendName: name } } : {};
 }
 
 function observedName(obj: KubeObject | undefined): string | undefined {

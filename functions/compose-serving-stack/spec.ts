@@ -11,12 +11,13 @@
  */
 import type { KubeObject } from '../lib/function.js';
 import {
+  parseServingStack,
+  type ServingStack as ServingStackXr,
   type ServingStackGatewayListener,
   type ServingStackSecret,
-  ServingStackSpecSchema,
   type ServingStackVersions,
 } from '../lib/generated/servingstacks.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
+import { readComposite } from '../lib/xr.js';
 
 /** A ServingStack, defaults applied. */
 export interface ServingStack {
@@ -51,12 +52,22 @@ export type ReadStack =
 /** Reads the observed ServingStack XR. */
 export function readServingStack(xr: KubeObject): ReadStack {
   const name = xr.metadata?.name;
-  if (!name) return { ok: false, problem: ERR_NO_NAME, fatal: true };
   const namespace = xr.metadata?.namespace;
-  if (!namespace) return { ok: false, problem: ERR_NO_NAMESPACE, fatal: true };
-  const parsed = ServingStackSpecSchema.safeParse(xr['spec'] ?? {});
-  if (!parsed.success) return { ok: false, problem: formatZodIssues('spec', parsed.error), fatal: false };
-  const spec = parsed.data;
+  const noName = typeof name !== 'string' || name === '';
+  if (noName || typeof namespace !== 'string' || namespace === '') {
+    // The Fatal also names what is wrong in the spec, so one fix does not reveal the next.
+    const spec = readComposite<ServingStackXr>({ ...xr, spec: xr['spec'] ?? {} }, parseServingStack);
+    const problem = noName ? ERR_NO_NAME : ERR_NO_NAMESPACE;
+    return { ok: false, problem: spec.ok ? problem : `${problem}; ${spec.problem}`, fatal: true };
+  }
+  // The XRD rule's own message first, as the reference reports it.
+  const secrets = (xr['spec'] as { secrets?: unknown } | undefined)?.secrets;
+  if (Array.isArray(secrets) && !secrets.some((s) => typeof s === 'object' && s !== null && (s as { type?: unknown }).type === 'Kubeconfig')) {
+    return { ok: false, problem: ERR_NO_KUBECONFIG, fatal: false };
+  }
+  const parsed = readComposite<ServingStackXr>({ ...xr, spec: xr['spec'] ?? {} }, parseServingStack);
+  if (!parsed.ok) return { ok: false, problem: parsed.problem, fatal: false };
+  const spec = parsed.xr.spec;
   if (!spec.secrets.some((s) => s.type === 'Kubeconfig')) return { ok: false, problem: ERR_NO_KUBECONFIG, fatal: false };
   const listeners = spec.gateway.listeners ?? [];
   return {

@@ -54,7 +54,7 @@ export function errUsageExists(key: string): string {
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   const namespace = req.composite.metadata?.namespace;
-  if (!namespace) return result;
+  if (typeof namespace !== 'string' || namespace === '') return result;
   const taken = new Set(Object.keys(req.desired));
   for (const key of Object.keys(req.desired).sort()) {
     const desired = req.desired[key]!;

@@ -40,11 +40,10 @@ import {
   type Result,
   warning,
 } from './function.js';
-import { withoutNulls } from './json.js';
 import { keepAndWarn } from './keep.js';
 import type { ProviderConfigRef } from './objects.js';
 import { compareStrings } from './order.js';
-import { formatZodIssues } from './zod-issues.js';
+import { readComposite } from './xr.js';
 
 /** Condition type reporting whether the XR's spec can be composed as asked. */
 export const SPEC_VALID = 'SpecValid';
@@ -180,15 +179,15 @@ export type CloudXr<S> = { name: string; namespace: string; spec: S } | { invali
  * {@link invalidSpecMessage} naming the fields.
  */
 export function readCloudXr<S>(composite: KubeObject, kind: string, parse: XrParser<S>): CloudXr<S> {
-  const { status: _status, ...xr } = composite;
-  const parsed = parse({ ...xr, spec: withoutNulls(xr['spec']) });
+  // One way to read an XR (lib/xr.ts): status left out, nulls pruned, problems naming each field.
+  const read = readComposite<{ spec: S }>(composite, parse);
+  if (!read.ok) return { invalid: invalidSpecMessage(kind, read.problem) };
   const name = composite.metadata?.name;
   const namespace = composite.metadata?.namespace;
-  if (!parsed.success || !name || !namespace) {
-    const issues = parsed.success ? 'metadata.name and metadata.namespace are required' : formatZodIssues('', parsed.error);
-    return { invalid: invalidSpecMessage(kind, issues) };
+  if (typeof name !== 'string' || name === '' || typeof namespace !== 'string' || namespace === '') {
+    return { invalid: invalidSpecMessage(kind, 'metadata.name and metadata.namespace are required') };
   }
-  return { name, namespace, spec: parsed.data.spec };
+  return { name, namespace, spec: read.xr.spec };
 }
 
 /**

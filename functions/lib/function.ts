@@ -216,6 +216,47 @@ export function conditionStatus(obj: KubeObject | undefined, type: string): Cond
   return 'Unknown';
 }
 
+/**
+ * Condition `type` of an object read in four states: its status (`True`,
+ * `False`, `Unknown`), `absent` (no status yet, no conditions yet, or no
+ * such condition), or `unreadable` with the field and the problem when
+ * `status.conditions` is there but cannot be read: not a list, an entry that
+ * is not a condition, a status that is not True/False/Unknown, or two
+ * conditions of the type that disagree. Callers keep what they had on
+ * `unreadable` instead of reading it as "not ready".
+ */
+export type ConditionRead =
+  | { state: ConditionStatus }
+  | { state: 'absent' }
+  | { state: 'unreadable'; field: string; problem: string };
+
+/** Reads condition `type` of an object; see {@link ConditionRead}. */
+export function readCondition(obj: KubeObject | undefined, type: string): ConditionRead {
+  const status = obj?.['status'];
+  if (status === undefined) return { state: 'absent' };
+  if (typeof status !== 'object' || status === null || Array.isArray(status)) {
+    return { state: 'unreadable', field: 'status', problem: 'is not an object' };
+  }
+  const conditions = (status as JsonObject)['conditions'];
+  if (conditions === undefined) return { state: 'absent' };
+  if (!Array.isArray(conditions)) return { state: 'unreadable', field: 'status.conditions', problem: 'is not a list' };
+  let found: ConditionStatus | undefined;
+  for (const [i, c] of conditions.entries()) {
+    const at = `status.conditions[${i}]`;
+    if (typeof c !== 'object' || c === null || Array.isArray(c) || typeof (c as JsonObject)['type'] !== 'string') {
+      return { state: 'unreadable', field: at, problem: 'is not a condition with a type' };
+    }
+    if ((c as JsonObject)['type'] !== type) continue;
+    const s = (c as JsonObject)['status'];
+    if (s !== 'True' && s !== 'False' && s !== 'Unknown') {
+      return { state: 'unreadable', field: `${at}.status`, problem: 'is not True, False or Unknown' };
+    }
+    if (found !== undefined && found !== s) return { state: 'unreadable', field: at, problem: `is a second ${type} condition that disagrees` };
+    found = s;
+  }
+  return found === undefined ? { state: 'absent' } : { state: found };
+}
+
 /** True only when the object carries condition `Ready` with status `True`. */
 export function isReady(obj: KubeObject | undefined): boolean {
   return conditionStatus(obj, 'Ready') === 'True';

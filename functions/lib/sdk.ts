@@ -189,6 +189,23 @@ export function encodeResponse(req: RunFunctionRequest, result: ComposeResult): 
   return rsp;
 }
 
+/** Called with each exception {@link runCompose} turns into the internal-error Fatal. */
+export type InternalErrorListener = (name: string, err: unknown) => void;
+
+let internalErrorListener: InternalErrorListener | undefined;
+
+/**
+ * Sets the listener told of every exception a core throws (the test suite's
+ * setup, test/setup/no-internal-error.ts, fails any test that reaches the
+ * internal-error Fatal: it is a last resort, never an answer); returns the
+ * previous listener, to restore it.
+ */
+export function onInternalError(listener: InternalErrorListener | undefined): InternalErrorListener | undefined {
+  const previous = internalErrorListener;
+  internalErrorListener = listener;
+  return previous;
+}
+
 /**
  * Runs a core on a decoded request, turning an exception into a Fatal result
  * (`<name>: internal error: <message>`) so the gRPC call never fails and
@@ -198,6 +215,7 @@ export function runCompose(name: string, compose: ComposeFn, req: ComposeRequest
   try {
     return compose(req);
   } catch (err) {
+    internalErrorListener?.(name, err);
     const message = err instanceof Error ? err.message : String(err);
     return {
       resources: {},

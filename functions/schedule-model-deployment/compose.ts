@@ -28,6 +28,11 @@
  *   at the current spec.
  * - The XR is Ready only when `replicas` replicas run the current spec and
  *   every placed replica is Ready (a rollout in progress is not Ready).
+ * - Garbage is held, not acted on: a replica whose `status.conditions`
+ *   cannot be read keeps its endpoint (until it reports Ready False) with a
+ *   Warning naming the field; a replica whose cluster's published state
+ *   cannot be read is passed through as observed, with its endpoint
+ *   (scheduling.ts `held`).
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
@@ -52,6 +57,7 @@ import {
   type KubeObject,
   keepObserved,
   normal,
+  readCondition,
   readRequired,
   type ResourceSelector,
   warning,
@@ -82,6 +88,16 @@ import {
   TYPE_READY,
   TYPE_SCHEDULED,
 } from './status.js';
+
+/** A replica held as it was because its cluster's state cannot be read. */
+export function msgHeldReplica(replica: string, cluster: string, why: string): string {
+  return `replica ${replica} on cluster ${cluster} is kept as it is: the cluster's published state cannot be read: ${why}`;
+}
+
+/** A placed replica whose conditions cannot be read: its endpoint is kept. */
+export function msgUnreadableReplica(replica: string, r: { field: string; problem: string }): string {
+  return `replica ${replica}: ${r.field} ${r.problem}; its endpoint is kept until the replica reports Ready False`;
+}
 
 /** Requirement names. */
 export const REQ_CACHE = 'cache';
@@ -169,14 +185,27 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
   for (const c of candidates) {
     const observed = req.observed[replicaKey(c)]?.resource;
-    const ready = isReady(observed) || (observed === undefined && c.ready);
+    const readiness = readCondition(observed, 'Ready');
+    const ready = readiness.state === 'True' || (observed === undefined && c.ready);
+    const endpointObserved = req.observed[endpointKey(c)];
+    if (c.held !== undefined && observed !== undefined) {
+      // Its cluster's state cannot be read: the replica and its endpoint stay exactly as they are.
+      Object.assign(result.resources, keepObserved({ [replicaKey(c)]: req.observed[replicaKey(c)]! }));
+      if (endpointObserved) Object.assign(result.resources, keepObserved({ [endpointKey(c)]: endpointObserved }));
+      result.results.push(warning(msgHeldReplica(replicaName(d, c), c.cluster, c.held)));
+      placements.push({ name: replicaName(d, c), candidate: c, ready });
+      continue;
+    }
     const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
     placements.push({ name: replicaName(d, c), candidate: c, ready });
-    if (ready && c.gatewayAddress !== '') {
+    if (readiness.state === 'unreadable') result.results.push(warning(msgUnreadableReplica(replicaName(d, c), readiness)));
+    // An endpoint of a replica whose conditions cannot be read stays until the replica is really not Ready.
+    const keepEndpoint = readiness.state === 'unreadable' && endpointObserved !== undefined;
+    if ((ready || keepEndpoint) && c.gatewayAddress !== '') {
       const endpoint: DesiredResource = { resource: composeEndpoint(d, c) };
-      if (isReady(req.observed[endpointKey(c)]?.resource)) endpoint.ready = true;
+      if (isReady(endpointObserved?.resource)) endpoint.ready = true;
       result.resources[endpointKey(c)] = endpoint;
     }
   }

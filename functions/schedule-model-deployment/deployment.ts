@@ -11,12 +11,16 @@
  * - The XRD's defaults are applied (the generated zod parser), so a render
  *   without the API server sees what the cluster would: `copies: 1`,
  *   `role: Standalone`, `count: 1`, `operator: Equal`.
- * - Invalid input is returned as field-path messages, never thrown.
+ * - The XR is read through its generated parser (types, bounds, unknown
+ *   fields, the XRD's CEL rules; its status left out): invalid input is
+ *   returned as field-path messages, never thrown.
  * - A deployment without `metadata.namespace` (a manifest rendered as
  *   written, e.g. the demo seed) is in namespace `default`, as kubectl applies it.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { type ModelDeploymentSpec, ModelDeploymentSpecSchema, type ModelDeploymentTemplateSpecEngine } from '../lib/generated/modeldeployments.js';
+import { type ModelDeploymentSpec, type ModelDeploymentTemplateSpecEngine, parseModelDeployment } from '../lib/generated/modeldeployments.js';
+import { withoutNulls } from '../lib/json.js';
+import { issueMessage } from '../lib/zod-issues.js';
 import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from './model.js';
 
 /** What the scheduler and the composer need of a ModelDeployment. */
@@ -113,22 +117,25 @@ export function fieldPath(path: readonly PropertyKey[]): string {
  * (`<field path>: <zod message>`, sorted), or both/neither shapes.
  */
 export function readDeployment(xr: KubeObject): DeploymentRead {
-  const parsed = ModelDeploymentSpecSchema.safeParse(xr['spec']);
+  const { status: _status, ...rest } = xr;
+  // Null fields are pruned first, as the API server does for non-nullable fields (lib/xr.ts).
+  const parsed = parseModelDeployment(withoutNulls(rest));
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => `${fieldPath(['spec', ...i.path])}: ${i.message}`);
+    const errors = parsed.error.issues.map((i) => `${fieldPath(i.path)}: ${issueMessage(i)}`);
     return { ok: false, errors: [...new Set(errors)].sort() };
   }
-  const spec = parsed.data as ModelDeploymentSpec;
+  const spec = parsed.data.spec as ModelDeploymentSpec;
   const canonical = spec.template !== undefined;
   if (canonical === (spec.engines !== undefined)) return { ok: false, errors: [MSG_ONE_SHAPE] };
   const rollout = resolveRollingUpdate(spec.strategy?.rollingUpdate, spec.replicas);
   if (!rollout.ok) return { ok: false, errors: rollout.errors };
   const body = canonical ? spec.template!.spec : spec;
   const specPath = canonical ? 'spec.template.spec' : 'spec';
+  const meta = parsed.data.metadata;
   const d: DeploymentSpec = {
-    name: xr.metadata?.name ?? '',
+    name: meta?.name ?? '',
     // The API server always sets it; a manifest rendered as written (the demo seed) means `default`, as kubectl does.
-    namespace: xr.metadata?.namespace || 'default',
+    namespace: meta?.namespace || 'default',
     replicas: spec.replicas,
     specPath,
     engines: (body.engines ?? []).map((e, i) => readEngine(e, `${specPath}.engines[${i}]`)),

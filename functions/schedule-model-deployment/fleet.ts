@@ -9,17 +9,25 @@
  *   exception; these objects are written by other functions and by users.
  * - Output sorted by name (clusters) and by (namespace, name) (replicas), so
  *   no decision depends on the order Crossplane delivered them in.
+ * - A published `status.gpuPools` or `status.gateway` the XRD's status
+ *   schema rejects (or a status that is not an object) marks the cluster
+ *   `unreadable` (the field and the problem), so the scheduler holds what
+ *   runs there instead of reading garbage as "no pools" (scheduling.ts).
  * - Multi-node is read from the provider contract, never from the cloud's
  *   name: a pool can take a Leader + Worker gang only when it publishes a
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
  *   None (EFA, InfiniBand or Ethernet; spec/README.md items 7, 16). A cluster
  *   that publishes no capabilities offers no fabric.
- * - Cheap: nothing here walks a pool's devices; matching.ts groups pools into
- *   classes lazily, only for the pools placement actually looks at.
+ * - Cheap: the only walk of a pool's devices is that schema check;
+ *   matching.ts groups pools into classes lazily, only for the pools
+ *   placement actually looks at.
  * Units: pool `nodes` are nodes; member `pods` are pods.
  */
+import { z } from 'zod';
 import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
+import { formatZodIssues } from '../lib/zod-issues.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
@@ -50,7 +58,7 @@ function byName<T extends { name: string }>(a: T, b: T): number {
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
   const clusters = items
-    .map((obj) => ({ obj, name: obj.metadata?.name ?? '' }))
+    .map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) }))
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
@@ -67,14 +75,33 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
           if (typeof t['value'] === 'string') taint.value = t['value'];
           return taint;
         });
-      return { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+      const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+      const unreadable = unreadableStatus(obj['status']);
+      if (unreadable !== undefined) cluster.unreadable = unreadable;
+      return cluster;
     });
   return { clusters };
 }
 
+const READ_STATUS = z.looseObject({
+  gpuPools: z.array(InferenceClusterStatusGpuPoolSchema).optional(),
+  gateway: InferenceClusterStatusGatewaySchema.optional(),
+});
+
+/**
+ * Why the published status cannot be read, or undefined: the fields the
+ * scheduler reads (`status.gpuPools`, `status.gateway`) checked against the
+ * XRD's schema of them; no status yet is readable (it publishes nothing).
+ */
+function unreadableStatus(status: unknown): string | undefined {
+  if (status === undefined) return undefined;
+  const parsed = READ_STATUS.safeParse(status);
+  return parsed.success ? undefined : formatZodIssues('status', parsed.error);
+}
+
 /** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */
-export function parseIndex(label: string | undefined): number {
-  if (label === undefined || !/^\s*[+-]?\d+\s*$/.test(label)) return 0;
+export function parseIndex(label: unknown): number {
+  if (typeof label !== 'string' || !/^\s*[+-]?\d+\s*$/.test(label)) return 0;
   const n = Number.parseInt(label.trim(), 10);
   return Number.isSafeInteger(n) ? n : 0;
 }
@@ -90,7 +117,8 @@ function role(v: unknown): Role {
  * §3.4, charged in devices by capacity.ts.
  */
 export function readReplica(obj: KubeObject): ObservedReplica {
-  const labels = obj.metadata?.labels ?? {};
+  const rawLabels = getPath(obj, 'metadata', 'labels');
+  const labels = (typeof rawLabels === 'object' && rawLabels !== null ? rawLabels : {}) as Record<string, unknown>;
   const engines = arr(getPath(obj, 'spec', 'engines')).map((e): ObservedEngine => {
     const copies = typeof e['copies'] === 'number' ? e['copies'] : 1;
     const members = arr(e['members']).map((m): ObservedMember => {
@@ -106,9 +134,9 @@ export function readReplica(obj: KubeObject): ObservedReplica {
     return { name: str(e['name']), members };
   });
   return {
-    name: obj.metadata?.name ?? '',
-    namespace: obj.metadata?.namespace ?? '',
-    deployment: labels[LABEL_DEPLOYMENT] ?? '',
+    name: str(getPath(obj, 'metadata', 'name')),
+    namespace: str(getPath(obj, 'metadata', 'namespace')),
+    deployment: str(labels[LABEL_DEPLOYMENT]),
     clusterName: str(getPath(obj, 'spec', 'clusterName')),
     ready: isReady(obj),
     source: obj,

@@ -99,6 +99,12 @@ export interface FleetCluster {
   taints: Taint[];
   /** Pools in published order (the order placement tries them in). */
   pools: Pool[];
+  /**
+   * Set when the cluster's status is there but cannot be read (it fails the
+   * XRD's status schema): the field and the problem. Such a cluster takes no
+   * new replica, and ours on it are held as they are.
+   */
+  unreadable?: string;
 }
 
 /** A member of a ModelReplica as observed (what it was stamped with at placement). */
@@ -177,6 +183,12 @@ export interface Candidate {
   ready: boolean;
   /** For a `retiring` replica: the observed object, composed as it is (its previous spec). */
   previous?: KubeObject;
+  /**
+   * Set when the replica is held as it was observed because its cluster's
+   * published state cannot be read (why): it is passed through unchanged,
+   * never recomposed from pools that cannot be read.
+   */
+  held?: string;
 }
 
 /**

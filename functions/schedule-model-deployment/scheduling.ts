@@ -42,6 +42,12 @@
  * - Idempotent (a fixed point): scheduling again with the output as the
  *   existing replicas, readiness unchanged, changes nothing.
  * - Stable: a current replica keeps its cluster, index and pools.
+ * - Garbage is not change: a replica whose cluster publishes a status that
+ *   cannot be read (the XRD's schema rejects it), or whose pool publishes a
+ *   device that cannot be converted (a capacity that is no quantity, a
+ *   version that is no semver), is held as it is (`held`, counted like any
+ *   retained replica) instead of being dropped; such a cluster takes no new
+ *   replica, refused with the reason.
  * - Ownership is (namespace, label modelplane.ai/deployment): a same-named
  *   deployment in another namespace is "another deployment" (README item 4).
  * - Costs in devices (capacity.ts): each pod of a claiming member needs its
@@ -66,6 +72,7 @@ import type { Fleet } from './fleet.js';
 import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
+import { toCelDevice } from '../lib/cel/index.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { formatTaint, untolerated } from './taints.js';
 
@@ -188,9 +195,15 @@ function classify(
     const id = identity(cluster.name, r.index);
     if (seen.has(id)) continue;
     const drained = untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute');
-    const placements = drained ? undefined : reResolve(engines, cluster, r, table);
+    const garbage = cluster.unreadable;
+    const placements = drained || garbage !== undefined ? undefined : reResolve(engines, cluster, r, table);
     if (placements === undefined) {
-      misfits.push(r);
+      const why = drained ? undefined : (garbage ?? unconvertibleDevice(cluster, r));
+      if (why !== undefined) {
+        // Garbage is not change: held as it runs, counted like a current replica.
+        seen.add(id);
+        current.push({ replica: r, candidate: heldCandidate(cluster, r, why) });
+      } else misfits.push(r);
       continue;
     }
     seen.add(id);
@@ -228,6 +241,35 @@ function classify(
     });
   }
   return { current, moving };
+}
+
+/** A replica kept as observed: its engines and pools as stamped, no requests resolved. */
+function heldCandidate(cluster: FleetCluster, r: ObservedReplica, why: string): Candidate {
+  return {
+    cluster: cluster.name,
+    index: r.index,
+    gatewayAddress: cluster.gatewayAddress,
+    engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+    retained: true,
+    role: 'current',
+    ready: r.ready,
+    held: why,
+  };
+}
+
+/** The first device of the replica's pools that cannot be converted for CEL, as `<pool> devices[i]: <error>`. */
+function unconvertibleDevice(cluster: FleetCluster, r: ObservedReplica): string | undefined {
+  for (const e of r.engines) {
+    for (const m of e.members) {
+      const pool = cluster.pools.find((p) => p.name === m.nodePoolName);
+      if (pool === undefined) continue;
+      for (const [i, device] of pool.devices.entries()) {
+        const d = toCelDevice(device as unknown as Parameters<typeof toCelDevice>[0]);
+        if (d.kind === 'DeviceError') return `status.gpuPools ${pool.name} devices[${i}]: ${d.message}`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -298,6 +340,7 @@ function before(a: Entry, b: Entry): boolean {
 
 /** Why a cluster cannot take any new replica before capacity is considered, or undefined. */
 function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
+  if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
   if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };
   if (c.gatewayAddress === '') return { kind: ReasonKind.NoGateway, text: REASON_NO_GATEWAY };
   const taint = untolerated(c.taints, d.tolerations)[0];

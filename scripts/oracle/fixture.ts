@@ -5,12 +5,50 @@
  * test/cel/oracle.test.ts.
  */
 import type { InferenceClassDevice } from '../../functions/lib/cel/index.js';
+import type { JSONSchemaProps } from '../../functions/lib/schema/index.js';
+import type { SchemaRef } from './cases-crd.js';
 
 /** A question for the oracle. */
 export type OracleCase =
   | { readonly id: string; readonly kind: 'cel'; readonly expression: string; readonly device: string }
   | { readonly id: string; readonly kind: 'quantity'; readonly input: string }
-  | { readonly id: string; readonly kind: 'semver'; readonly input: string; readonly normalize?: boolean };
+  | { readonly id: string; readonly kind: 'semver'; readonly input: string; readonly normalize?: boolean }
+  | {
+      readonly id: string;
+      readonly kind: 'crd';
+      /** The root schema, inline (hand-written cases) … */
+      readonly schema?: JSONSchemaProps;
+      /** … or by reference to apis/ or ../shared/crds. */
+      readonly schemaRef?: SchemaRef;
+      readonly object?: unknown;
+      readonly oldObject?: unknown;
+    };
+
+/** What cel.Compile says about one rule of a CRD case. */
+export interface CrdRuleAnswer {
+  /** Schema path of the node (`spec.items[*]`, `<root>`). */
+  readonly path: string;
+  readonly rule: string;
+  /** Why it does not compile (Kubernetes' detail). */
+  readonly error?: string;
+  /** Estimated cost (MaxCost) when it compiles. */
+  readonly cost?: number;
+  /** MaxCardinality when it compiles. */
+  readonly cardinality?: number;
+}
+
+/** Kubernetes' answer to a CRD case. */
+export interface CrdAnswer {
+  /** ValidateCustomResourceDefinition errors under openAPIV3Schema. */
+  readonly crd: readonly string[];
+  readonly rules: readonly CrdRuleAnswer[];
+  /** The validator's errors on the object (`<path>: <body>`), when there was one. */
+  readonly validation?: readonly string[];
+  /** Runtime cost of validating the object; omitted when it varies between runs (map order). */
+  readonly runtimeCost?: number;
+  /** Set when Kubernetes could not run the case at all. */
+  readonly failure?: string;
+}
 
 /** What Kubernetes answered. */
 export interface OracleAnswer {
@@ -32,6 +70,8 @@ export interface OracleAnswer {
   readonly sign?: number;
   /** quantity: the exact value (inf.Dec String). */
   readonly exact?: string;
+  /** crd: the answer. */
+  readonly crd?: CrdAnswer;
 }
 
 /** The committed fixture. */

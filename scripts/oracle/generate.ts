@@ -35,6 +35,7 @@ import {
 } from './cases-libraries.js';
 import { stringFormatQuestions } from './cases-format.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
+import { crdQuestions, questionSchema } from './cases-crd.js';
 import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
 import { randomSelectors } from './grammar.js';
 
@@ -44,7 +45,7 @@ const binary = join(root, '.cache', 'oracle', 'oracle');
 
 /** Builds .cache/oracle/oracle when it is missing or older than the Go sources. */
 export function ensureOracle(): string {
-  const sources = ['main.go', 'go.mod', 'go.sum'].map((f) => statSync(join(oracleDir, f)).mtimeMs);
+  const sources = ['main.go', 'crd.go', 'go.mod', 'go.sum'].map((f) => statSync(join(oracleDir, f)).mtimeMs);
   if (existsSync(binary) && statSync(binary).mtimeMs >= Math.max(...sources)) return binary;
   mkdirSync(dirname(binary), { recursive: true });
   const started = Date.now();
@@ -90,6 +91,9 @@ export function allCases(): OracleCase[] {
     cases.push({ id: `semver-${i + 1}`, kind: 'semver', input });
     cases.push({ id: `semver-${i + 1}-normalized`, kind: 'semver', input, normalize: true });
   });
+  crdQuestions().forEach(({ group, ...q }, i) => {
+    cases.push({ id: `crd-${group}-${i + 1}`, kind: 'crd', ...q });
+  });
   return cases;
 }
 
@@ -104,7 +108,14 @@ function goDevices(): Record<string, unknown> {
 function moduleVersions(): Record<string, string> {
   const gomod = readFileSync(join(oracleDir, 'go.mod'), 'utf8');
   const versions: Record<string, string> = {};
-  for (const mod of ['k8s.io/dynamic-resource-allocation', 'k8s.io/apimachinery', 'k8s.io/apiserver', 'github.com/google/cel-go', 'github.com/blang/semver/v4']) {
+  for (const mod of [
+    'k8s.io/dynamic-resource-allocation',
+    'k8s.io/apimachinery',
+    'k8s.io/apiserver',
+    'k8s.io/apiextensions-apiserver',
+    'github.com/google/cel-go',
+    'github.com/blang/semver/v4',
+  ]) {
     const m = new RegExp(`${mod.replace(/[.]/g, '\\.')} (v\\S+)`).exec(gomod);
     if (m) versions[mod] = m[1]!;
   }
@@ -117,7 +128,13 @@ export function runOracle(cases: readonly OracleCase[], bin = ensureOracle()): O
   const input = join(dir, 'cases.json');
   // A last question asks which compatibility version the environment was built for.
   const environmentQuestion = { id: 'environment', kind: 'environment' };
-  writeFileSync(input, JSON.stringify({ devices: goDevices(), cases: [...cases, environmentQuestion] }));
+  // CRD cases carry their schema inline for Go; the fixture keeps the reference.
+  const goCases = cases.map((c) =>
+    c.kind === 'crd'
+      ? { id: c.id, kind: 'crd', crd: { schema: questionSchema(c), object: c.object, oldObject: c.oldObject } }
+      : c,
+  );
+  writeFileSync(input, JSON.stringify({ devices: goDevices(), cases: [...goCases, environmentQuestion] }));
   const out = execFileSync(bin, [input], { maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
   const answers = JSON.parse(out) as OracleAnswer[];
   if (answers.length !== cases.length + 1) throw new Error(`oracle answered ${answers.length} of ${cases.length + 1} questions`);

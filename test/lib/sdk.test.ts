@@ -20,6 +20,7 @@ import {
   decodeRequest,
   encodeResponse,
   handler,
+  onInternalError,
   parseServeFlags,
   readRequired,
   startServer,
@@ -101,12 +102,21 @@ describe('encodeResponse / decodeRequest', () => {
     expect(rsp.desired?.composite).toBeUndefined();
   });
 
-  it('turns an exception in a core into a Fatal result, never a failed call', () => {
-    const rsp = handler('boom', () => {
-      throw new Error('kaput');
-    })(request());
-    expect(rsp.results).toEqual([{ severity: Severity.SEVERITY_FATAL, message: 'boom: internal error: kaput', target: Target.TARGET_COMPOSITE }]);
-    expect(rsp.conditions).toEqual([]);
+  it('turns an exception in a core into a Fatal result, never a failed call, and tells the listener', () => {
+    const told: string[] = [];
+    const suite = onInternalError((name, err) => told.push(`${name}: ${(err as Error).message}`));
+    try {
+      const rsp = handler('boom', () => {
+        throw new Error('kaput');
+      })(request());
+      expect(rsp.results).toEqual([{ severity: Severity.SEVERITY_FATAL, message: 'boom: internal error: kaput', target: Target.TARGET_COMPOSITE }]);
+      expect(rsp.conditions).toEqual([]);
+    } finally {
+      onInternalError(suite);
+    }
+    expect(told).toEqual(['boom: kaput']);
+    // The suite's listener (test/setup/no-internal-error.ts) is back: it fails any other test that gets here.
+    expect(suite).toBeTypeOf('function');
   });
 
   it('decodes credentials and connection details as UTF-8', () => {

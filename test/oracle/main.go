@@ -1,6 +1,8 @@
-// Command oracle answers CEL device-selector, quantity and semver questions
-// with the real Kubernetes code (k8s.io/dynamic-resource-allocation/cel and
-// k8s.io/apimachinery/pkg/api/resource at the versions pinned in go.mod).
+// Command oracle answers CEL device-selector, quantity, semver and CRD
+// validation-rule questions with the real Kubernetes code
+// (k8s.io/dynamic-resource-allocation/cel, k8s.io/apimachinery/pkg/api/resource
+// and k8s.io/apiextensions-apiserver at the versions pinned in go.mod; the
+// CRD cases are in crd.go).
 //
 // Usage: oracle CASES.json > RESULTS.json
 //
@@ -59,11 +61,13 @@ type Device struct {
 // Case is one question.
 type Case struct {
 	ID         string `json:"id"`
-	Kind       string `json:"kind"` // cel | quantity | semver | environment
+	Kind       string `json:"kind"` // cel | quantity | semver | environment | crd
 	Expression string `json:"expression,omitempty"`
 	Device     string `json:"device,omitempty"`
 	Input      string `json:"input,omitempty"`
 	Normalize  bool   `json:"normalize,omitempty"`
+	// Crd is the schema and objects of a crd case (crd.go).
+	Crd *CrdCase `json:"crd,omitempty"`
 }
 
 // Result is the answer to one Case.
@@ -85,6 +89,8 @@ type Result struct {
 	Int   *string `json:"int,omitempty"`
 	Sign  *int    `json:"sign,omitempty"`
 	Exact *string `json:"exact,omitempty"`
+	// Crd is the answer to a crd case.
+	Crd *CrdAnswer `json:"crd,omitempty"`
 }
 
 type input struct {
@@ -124,6 +130,13 @@ func main() {
 			r = runQuantity(c.Input)
 		case "semver":
 			r = runSemver(c.Input, c.Normalize)
+		case "crd":
+			if c.Crd == nil {
+				fmt.Fprintf(os.Stderr, "case %s: crd case without crd\n", c.ID)
+				os.Exit(1)
+			}
+			a := runCRD(*c.Crd)
+			r = Result{Crd: &a}
 		case "environment":
 			// The compatibility version the NewExpressions environment is built for.
 			r = Result{Value: environment.DefaultCompatibilityVersion().String()}

@@ -358,7 +358,7 @@ const cases: Case[] = [
           type: 'ClusterReady',
           status: 'False',
           reason: 'InvalidSpec',
-          message: 'Existing cluster configuration is required when source is Existing',
+          message: 'spec.cluster.existing: Existing cluster configuration is required when source is Existing',
         },
       ],
       results: [{ severity: 'Warning', message: 'Existing cluster configuration is required when source is Existing' }],
@@ -384,7 +384,7 @@ const cases: Case[] = [
     want: {
       resources: {},
       conditions: [],
-      results: [{ severity: 'Fatal', message: 'metadata.name is unexpectedly absent' }],
+      results: [{ severity: 'Fatal', message: 'metadata.name is unexpectedly absent; spec.cluster: Invalid input: expected object, received undefined' }],
       requirements: {},
     },
   },

@@ -273,7 +273,7 @@ const cases: Case[] = [
       ready: false,
       resources: {},
       conditions: [
-        { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'GKE configuration is required when source is GKE' },
+        { type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'spec.cluster.gke: GKE configuration is required when source is GKE' },
       ],
       results: [{ severity: 'Warning', message: 'GKE configuration is required when source is GKE' }],
       requirements: icRequirements(['gpu-l4']),
@@ -286,7 +286,7 @@ const cases: Case[] = [
     want: {
       ready: false,
       resources: {},
-      conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'unsupported cluster source: OCI' }],
+      conditions: [{ type: 'ClusterReady', status: 'False', reason: 'InvalidSpec', message: 'spec.cluster.source: unsupported cluster source: OCI' }],
       results: [{ severity: 'Warning', message: 'unsupported cluster source: OCI' }],
       requirements: icRequirements(['gpu-l4']),
     },

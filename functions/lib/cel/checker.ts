@@ -11,6 +11,7 @@
  * matched: the interpreter dispatches and the cost estimator prices with them.
  */
 import type { CompExpr, Expr, ParsedAst } from './ast.js';
+import { CEL_RESERVED_SYMBOLS } from './crd-names.js';
 import { type FunctionDecl, type Overload, typeParamsOf } from './library.js';
 import { validate } from './validators.js';
 import {
@@ -180,7 +181,8 @@ class Checker {
         break;
       case 'struct': {
         const fields = this.env.structs.get(target.name);
-        const ft = fields?.get(field);
+        // Since 1.31 a reserved word names its escaped field (`self.namespace` is `self.__namespace__`).
+        const ft = fields?.get(field) ?? (CEL_RESERVED_SYMBOLS.has(field) ? fields?.get(`__${field}__`) : undefined);
         if (ft) result = ft;
         else this.error(e.id, `undefined field '${field}'`);
         break;

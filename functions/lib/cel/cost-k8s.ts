@@ -62,8 +62,14 @@ export function draSize(path: readonly string[] | undefined): Range | undefined 
 }
 
 /** library.CostEstimator.EstimateCallCost (Kubernetes), by function name. */
-export function k8sEstimate(fn: string, id: string, target: AstNode | undefined, args: AstNode[]): { cost: Range; size?: Range } | undefined {
-  const sizeOf = (n: AstNode): Range => n.size ?? draSize(n.path) ?? UNKNOWN;
+export function k8sEstimate(
+  fn: string,
+  id: string,
+  target: AstNode | undefined,
+  args: AstNode[],
+  sizes: (path: readonly string[] | undefined) => Range | undefined = draSize,
+): { cost: Range; size?: Range } | undefined {
+  const sizeOf = (n: AstNode): Range => n.size ?? sizes(n.path) ?? UNKNOWN;
   if (UNIT_COST_METHODS.has(fn)) return { cost: fixed(1n) };
   switch (fn) {
     case 'isSorted':
@@ -78,7 +84,7 @@ export function k8sEstimate(fn: string, id: string, target: AstNode | undefined,
         let elCost = fixed(1n);
         if (elType.kind === 'string' || elType.kind === 'bytes') {
           const elPath = target.path ? [...target.path, '@items'] : undefined;
-          elCost = add(elCost, factor(draSize(elPath) ?? UNKNOWN, STRING_TRAVERSAL));
+          elCost = add(elCost, factor(sizes(elPath) ?? UNKNOWN, STRING_TRAVERSAL));
         }
         return { cost: mul(sizeOf(target), elCost) };
       }
@@ -134,7 +140,7 @@ export function k8sEstimate(fn: string, id: string, target: AstNode | undefined,
       const listSize = sizeOf(target);
       if (target.type.params[0]) {
         const elPath = target.path ? [...target.path, '@items'] : undefined;
-        sz = mul(listSize, draSize(elPath) ?? UNKNOWN);
+        sz = mul(listSize, sizes(elPath) ?? UNKNOWN);
       }
       if (args.length > 0) {
         const sep = sizeOf(args[0]!);

@@ -32,9 +32,19 @@ interface LocalVar {
 }
 
 
-/** Estimates the worst-case cost of a checked selector, as Kubernetes does at validation. */
-export function estimateCost(checked: CheckedAst): Range {
-  return new Coster(checked).cost(checked.expr);
+/**
+ * The declared size bound of a value reached by a path of field names and
+ * `@items`/`@values`/`@keys` from a variable (cel-go checker.SizeEstimator).
+ */
+export type SizeEstimator = (path: readonly string[] | undefined) => Range | undefined;
+
+/**
+ * Estimates the worst-case cost of a checked expression, as Kubernetes does at
+ * validation; `sizes` bounds the environment's variables (DRA's device by
+ * default, a CRD schema for validation rules).
+ */
+export function estimateCost(checked: CheckedAst, sizes: SizeEstimator = draSize): Range {
+  return new Coster(checked, sizes).cost(checked.expr);
 }
 
 class Coster {
@@ -43,7 +53,10 @@ class Coster {
   private readonly sizes = new Map<number, Range>();
   private readonly entries = new Map<number, EntrySize>();
 
-  constructor(private readonly checked: CheckedAst) {}
+  constructor(
+    private readonly checked: CheckedAst,
+    private readonly sizeOf: SizeEstimator,
+  ) {}
 
   private type(e: Expr): CelType {
     return this.checked.types.get(e.id) ?? ERROR;
@@ -204,7 +217,7 @@ class Coster {
     if (known) return known;
     const lit = exprSize(e);
     if (lit) return lit;
-    const est = draSize(this.path(e));
+    const est = this.sizeOf(this.path(e));
     if (est) {
       this.sizes.set(e.id, est);
       return est;
@@ -267,10 +280,10 @@ class Coster {
     const argSum = () => argCosts.reduce(add, fixed(0n));
     const sets = { list_sets_contains_list: 1, list_sets_intersects_list: 1, list_sets_equivalent_list: 2 }[id];
     if (sets !== undefined && args.length === 2) {
-      const c = add(factor(mul(args[0]!.size ?? draSize(args[0]!.path) ?? UNKNOWN, args[1]!.size ?? draSize(args[1]!.path) ?? UNKNOWN), sets), fixed(1n));
+      const c = add(factor(mul(args[0]!.size ?? this.sizeOf(args[0]!.path) ?? UNKNOWN, args[1]!.size ?? this.sizeOf(args[1]!.path) ?? UNKNOWN), sets), fixed(1n));
       return { cost: add(c, argSum()) };
     }
-    const k8s = k8sEstimate(fn, id, target, args);
+    const k8s = k8sEstimate(fn, id, target, args, this.sizeOf);
     if (k8s) return { cost: add(k8s.cost, argSum()), size: k8s.size };
     const size = (n: AstNode) => n.size ?? UNKNOWN;
     switch (id) {

@@ -25,20 +25,19 @@
  *   with exponents beyond ±1,000,000, expressions nested thousands deep) are
  *   errors here.
  */
-import { caretSnippet, type Expr, lineColumn, type ParsedAst } from './ast.js';
+import type { Expr, ParsedAst } from './ast.js';
+import { BASE_FUNCTIONS, type CelCompileError, errorAt, typeName } from './environment.js';
 import { check, type CheckerEnv, DRA_DEVICE_FIELDS } from './checker.js';
 import { estimateCost } from './cost.js';
 import { type CelDevice, type DeviceError, type InferenceClassDevice, restoreQuantities, toCelDevice } from './device.js';
-import { EXTENSIONS } from './extlib.js';
-import { KUBERNETES_LIBRARIES } from './k8slib.js';
 import { COST_LIMIT_MESSAGE, type EvalState, PlanError, type Program, plan } from './interpreter.js';
-import type { FunctionDecl } from './library.js';
 import { parse, CelSyntaxError } from './parser.js';
-import { STANDARD, TYPE_IDENTS } from './stdlib.js';
-import { type CelType, DRA_DEVICE, formatType } from './types.js';
+import { TYPE_IDENTS } from './stdlib.js';
+import { type CelType, DRA_DEVICE } from './types.js';
 import { CelError, type CelValue } from './values.js';
 
 export type { CelDevice, DeviceError, InferenceClassDevice } from './device.js';
+export { CelCompileError } from './environment.js';
 export { splitQualifiedName, toCelDevice } from './device.js';
 export { isQuantity, parseQuantity, parseQuantityOrError, Quantity, QuantityParseError } from './quantity.js';
 export { isSemver, parseSemver, parseSemverNormalized, Semver, SemverParseError } from './semver.js';
@@ -47,28 +46,6 @@ export { isSemver, parseSemver, parseSemverNormalized, Semver, SemverParseError 
 export const MAX_SELECTOR_LENGTH = 10 * 1024;
 /** CELSelectorExpressionMaxCost: the estimated and the runtime cost limit. */
 export const MAX_SELECTOR_COST = 1_000_000;
-
-/** Why a selector does not compile, with its position (1-based line and column, in code points). */
-export class CelCompileError {
-  readonly kind = 'CelCompileError';
-  constructor(
-    /** What is wrong, e.g. "undeclared reference to 'devic' (did you mean 'device'?)". */
-    readonly message: string,
-    readonly line: number,
-    readonly column: number,
-    /** The offending source line, prefixed ` | `. */
-    readonly sourceLine: string,
-    /** A caret under the column, prefixed ` | `. */
-    readonly caretLine: string,
-    /** The estimated cost when the selector was rejected as too expensive. */
-    readonly cost?: bigint,
-  ) {}
-
-  /** cel-go style: `ERROR: <input>:L:C: message` then the source and caret lines. */
-  toString(): string {
-    return `ERROR: <input>:${this.line}:${this.column}: ${this.message}\n${this.sourceLine}\n${this.caretLine}`;
-  }
-}
 
 /** A selector ready to evaluate. */
 export interface CompiledSelector {
@@ -88,14 +65,7 @@ export interface MatchResult {
   readonly error?: string;
 }
 
-const FUNCTIONS: ReadonlyMap<string, FunctionDecl> = (() => {
-  const m = new Map<string, FunctionDecl>();
-  for (const f of [...STANDARD, ...EXTENSIONS, ...KUBERNETES_LIBRARIES]) {
-    const prev = m.get(f.name);
-    m.set(f.name, prev ? { ...prev, overloads: [...prev.overloads, ...f.overloads] } : f);
-  }
-  return m;
-})();
+const FUNCTIONS = BASE_FUNCTIONS;
 
 const ENV: CheckerEnv = {
   idents: new Map<string, CelType>([['device', DRA_DEVICE], ...TYPE_IDENTS]),
@@ -124,12 +94,6 @@ export function compileSelector(source: string): CompiledSelector | CelCompileEr
 /** True when the value is a compile error. */
 export function isCompileError(x: CompiledSelector | CelCompileError): x is CelCompileError {
   return x.kind === 'CelCompileError';
-}
-
-function errorAt(source: string, offset: number, message: string, cost?: bigint): CelCompileError {
-  const { line, column } = lineColumn(source, offset);
-  const { sourceLine, caretLine } = caretSnippet(source, line, column);
-  return new CelCompileError(message, line, column, sourceLine, caretLine, cost);
 }
 
 function compileUncached(source: string): CompiledSelector | CelCompileError {
@@ -163,11 +127,6 @@ function compileUncached(source: string): CompiledSelector | CelCompileError {
     if (e instanceof PlanError) return errorAt(source, parsed.offsets.get(e.id) ?? 0, `program instantiation failed: ${e.message}`);
     throw e;
   }
-}
-
-/** cel-go Type.String for the output-type message. */
-function typeName(t: CelType): string {
-  return t.params.length === 0 ? formatType(t) : `${t.name}(${t.params.map(typeName).join(', ')})`;
 }
 
 function withSuggestion(message: string): string {

@@ -13,7 +13,9 @@
  *   costs for string functions) and evaluation stops with an error once it
  *   exceeds the limit.
  *
- * Variables live in numbered slots resolved at plan time; slot 0 is `device`.
+ * Variables live in numbered slots resolved at plan time: the environment's
+ * variables first (`device`, or `self` and `oldSelf`), then comprehension
+ * variables.
  */
 import { ACCUMULATOR, type Expr } from './ast.js';
 import type { CheckedAst } from './checker.js';
@@ -22,7 +24,7 @@ import { dispatch, type FunctionDecl, matchesRuntime, type Overload } from './li
 import { optIndex } from './operators.js';
 import { TYPE_IDENTS } from './stdlib.js';
 import type { CelType } from './types.js';
-import { CelError, CelMap, CelOptional, CelTypeValue, type CelValue, noSuchOverload } from './values.js';
+import { CelError, CelMap, CelOptional, CelTypeValue, CelUint, type CelValue, celEquals, noSuchOverload } from './values.js';
 
 /** Evaluation state of one run. */
 export interface EvalState {
@@ -63,10 +65,15 @@ export class PlanError extends Error {
 /** The conversions cel-go folds when their argument is constant (overloads.IsTypeConversionFunction). */
 const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
 
-/** Plans a checked expression for the given function declarations; throws {@link PlanError}. */
-export function plan(checked: CheckedAst, functions: ReadonlyMap<string, FunctionDecl>): Program {
+/**
+ * Plans a checked expression for the given function declarations; the
+ * variables take slots 0, 1, … in the order given (DRA: `device`; CRD
+ * rules: `self`, `oldSelf`). Throws {@link PlanError}.
+ */
+export function plan(checked: CheckedAst, functions: ReadonlyMap<string, FunctionDecl>, variables: readonly string[] = ['device']): Program {
   const p = new Planner(checked, functions);
-  const root = p.plan(checked.expr, new Map([['device', 0]]), 1);
+  p.maxSlots = Math.max(1, variables.length);
+  const root = p.plan(checked.expr, new Map(variables.map((v, i) => [v, i])), variables.length);
   return { root, slots: p.maxSlots };
 }
 
@@ -114,15 +121,37 @@ class Planner {
         const operand = this.plan(e.operand, scope, depth);
         const field = e.field;
         if (e.testOnly) {
+          // cel-go charges the presence test's qualifier and takes one off (PresenceTestHasCost(false));
+          // when the attribute fails before the test, only the taking off is left.
           return (s) => {
-            const o = operand(s);
-            if (o instanceof CelMap) return o.find(field) !== undefined;
+            let o: CelValue;
+            try {
+              o = operand(s);
+            } catch (err) {
+              s.cost--;
+              throw err;
+            }
+            if (o instanceof CelMap) {
+              const v = o.find(field);
+              // A field holding a value that could not be converted fails the test too.
+              if (v instanceof CelError) throw v;
+              return v !== undefined;
+            }
             throw noSuchOverload();
           };
         }
+        const extra = this.relativeRootCost(e.operand);
         return (s) => {
-          const o = operand(s);
-          s.cost++;
+          let o: CelValue;
+          try {
+            o = operand(s);
+          } catch (err) {
+            // A failed attribute applies no further qualifier; a relative one is still observed.
+            s.cost += extra;
+            throw err;
+          }
+          if (o instanceof CelOptional) return chargeIfPresent(s, extra, selectField(o, field));
+          s.cost += 1 + extra;
           return selectField(o, field);
         };
       }
@@ -131,9 +160,13 @@ class Planner {
         const opt = new Set(e.optIndices);
         const folded = elems.every((x) => this.consts.has(x));
         if (opt.size === 0) {
+          // cel-go stops at the first failing element, and still charges the list.
           const list: Node = (s) => {
-            s.cost += 10;
-            return elems.map((x) => x(s));
+            try {
+              return elems.map((x) => x(s));
+            } finally {
+              s.cost += 10;
+            }
           };
           return folded ? this.foldOrThrowing(list) : list;
         }
@@ -175,6 +208,11 @@ class Planner {
       case 'call':
         return this.planCall(e, scope, depth);
     }
+  }
+
+  /** The extra cost of qualifying a value that is not an attribute (cel-go's relative attribute). */
+  private relativeRootCost(operand: Expr): number {
+    return isAttribute(operand) ? 0 : 1;
   }
 
   /** A folded constant, or (when folding fails) a node that fails the same way at evaluation. */
@@ -240,13 +278,43 @@ class Planner {
         return logical(a0!, a1!, false);
       case '_||_':
         return logical(a0!, a1!, true);
-      case '_?_:_':
+      case '@in': {
+        // cel-go's optimizer turns `x in <constant list of primitives>` into a set lookup,
+        // which is not a call to the cost tracker: only `x` costs (an empty list: nothing).
+        const list = a1 !== undefined && this.consts.has(a1) ? this.consts.get(a1) : undefined;
+        if (Array.isArray(list) && list.every(isPrimitive)) {
+          if (list.length === 0) return this.constant(false);
+          return (s) => {
+            const v = a0!(s);
+            if (v instanceof CelError) throw v;
+            return list.some((x) => sameKey(x, v));
+          };
+        }
+        break;
+      }
+      case '_?_:_': {
+        // cel-go plans a ternary as a conditional attribute: a branch that is an
+        // attribute is resolved without observing its root (its qualifiers still cost).
+        const [t, f] = [rootObservation(e.args[1]!), rootObservation(e.args[2]!)];
         return (s) => {
           const c = a0!(s);
-          if (c === true) return a1!(s);
-          if (c === false) return a2!(s);
+          if (c === true) {
+            try {
+              return a1!(s);
+            } finally {
+              s.cost -= t;
+            }
+          }
+          if (c === false) {
+            try {
+              return a2!(s);
+            } finally {
+              s.cost -= f;
+            }
+          }
           throw noSuchOverload();
         };
+      }
       case '@not_strictly_false':
         return (s) => {
           s.cost++;
@@ -255,9 +323,9 @@ class Planner {
         };
       case 'or':
       case 'orValue': {
+        // cel-go's evalOptionalOr/evalOptionalOrValue are not calls to the cost tracker: free.
         const orValue = e.fn === 'orValue';
         return (s) => {
-          s.cost++;
           const l = a0!(s);
           if (!(l instanceof CelOptional)) throw noSuchOverload();
           if (l.hasValue()) return orValue ? l.value! : l;
@@ -266,10 +334,8 @@ class Planner {
       }
       case '_?._': {
         const field = e.args[1]?.kind === 'lit' ? String(e.args[1].value) : '';
-        return (s) => {
-          s.cost++;
-          return optIndex(a0!(s), field);
-        };
+        const extra = this.relativeRootCost(e.args[0]!);
+        return (s) => chargeIfPresent(s, extra, optIndex(a0!(s), field));
       }
     }
     const decl = this.functions.get(e.fn);
@@ -284,37 +350,124 @@ class Planner {
         throw new PlanError(err instanceof Error ? err.message : String(err), e.id);
       }
     }
+    // As cel-go, every argument is evaluated, and the call is charged, even when
+    // an argument or the call itself fails; the first failing argument's error wins.
     if (hasUnitCallCost(fnName, overloads.map((o) => o.id))) {
-      if (args.length === 1) {
+      // An index is a qualifier of its operand's attribute: an operand that is not an
+      // attribute costs one more (a relative attribute), a key that is one costs only itself.
+      const isIndex = (fnName === '_[_]' || fnName === '_[?_]') && !e.target && e.args.length === 2;
+      const qualCost = isIndex && isAttribute(e.args[1]!) ? 0 : 1;
+      const relCost = isIndex ? this.relativeRootCost(e.args[0]!) : 0;
+      const unitCost = qualCost + relCost;
+      if (isIndex) {
+        const optionalIndex = fnName === '_[?_]';
         return (s) => {
-          const v = call([a0!(s)]);
-          s.cost++;
-          return v;
-        };
-      }
-      if (args.length === 2) {
-        return (s) => {
-          const v = call([a0!(s), a1!(s)]);
-          s.cost++;
-          return v;
+          const vals = evalArgs(args, s);
+          if (vals[0] instanceof CelError) {
+            // The attribute failed before this qualifier: only a relative root is observed.
+            s.cost += relCost;
+            throw vals[0];
+          }
+          if (vals[0] instanceof CelOptional || (optionalIndex && !(vals[0] instanceof CelError) && !(vals[1] instanceof CelError))) {
+            for (const v of vals) if (v instanceof CelError) throw v;
+            const r = call(vals);
+            if (r instanceof CelOptional) return chargeIfPresent(s, relCost, r, qualCost);
+            s.cost += unitCost;
+            return r;
+          }
+          s.cost += unitCost;
+          for (const v of vals) if (v instanceof CelError) throw v;
+          return call(vals);
         };
       }
       return (s) => {
-        const v = call(args.map((a) => a(s)));
-        s.cost++;
-        return v;
+        const vals = evalArgs(args, s);
+        s.cost += unitCost;
+        for (const v of vals) if (v instanceof CelError) throw v;
+        return call(vals);
       };
     }
     const cost = callCost(fnName, overloadId);
-    const costed = (vals: CelValue[], s: EvalState): CelValue => {
-      const r = call(vals);
+    // cel-go compiles a constant pattern of `matches`, `find` and `findAll` at program
+    // creation (OptimizeRegex); the optimized call returns at a failing target before
+    // it reaches the pattern, so the cost tracker never sees the call: not charged.
+    const regexOptimized = REGEX_OPTIMIZED.has(fnName) && args.length === 2 && this.consts.has(args[1]!);
+    return (s) => {
+      const vals = evalArgs(args, s);
+      if (regexOptimized && vals[0] instanceof CelError) throw vals[0];
+      let r: CelValue;
+      try {
+        for (const v of vals) if (v instanceof CelError) throw v;
+        r = call(vals);
+      } catch (e) {
+        s.cost += cost(vals, e instanceof CelError ? e : new CelError(String(e)));
+        throw e;
+      }
       s.cost += cost(vals, r);
       return r;
     };
-    if (args.length === 1) return (s) => costed([a0!(s)], s);
-    if (args.length === 2) return (s) => costed([a0!(s), a1!(s)], s);
-    return (s) => costed(args.map((a) => a(s)), s);
   }
+}
+
+/** Functions whose constant pattern cel-go precompiles (MatchesRegexOptimization, Kubernetes' ExtensionLibRegexOptimizations). */
+const REGEX_OPTIMIZED: ReadonlySet<string> = new Set(['matches', 'find', 'findAll']);
+
+/**
+ * An optional qualification (`x.?f`, `x[?k]`, or any qualifier after one) is
+ * observed by cel-go only when it finds a value: 1 (plus `extra`) then, else 0.
+ */
+function chargeIfPresent(s: EvalState, extra: number, r: CelValue, qualifier = 1): CelValue {
+  if (!(r instanceof CelOptional) || r.hasValue()) s.cost += qualifier + extra;
+  else s.cost += extra;
+  return r;
+}
+
+/** Evaluates every argument, errors kept as values (the cost limit still aborts). */
+function evalArgs(args: readonly Node[], s: EvalState): CelValue[] {
+  const vals = new Array<CelValue>(args.length);
+  for (let i = 0; i < args.length; i++) vals[i] = capture(args[i]!, s);
+  return vals;
+}
+
+/** types.IsPrimitiveType minus bytes (which cel-go cannot hash): bool, int, uint, double, string. */
+function isPrimitive(v: CelValue): boolean {
+  return typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || v instanceof CelUint;
+}
+
+/** Set-membership equality of cel-go's optimized `in`: equal values, numbers across int/uint/double when lossless. */
+function sameKey(element: CelValue, v: CelValue): boolean {
+  if (!isPrimitive(v)) return false;
+  try {
+    return celEquals(element, v);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True for the expressions cel-go plans as attributes: variables, field
+ * selections, indexes, optional selections and indexes, and ternaries.
+ */
+function isAttribute(e: Expr): boolean {
+  switch (e.kind) {
+    case 'ident':
+      return !TYPE_IDENTS.has(e.name);
+    case 'select':
+      return !e.testOnly;
+    case 'call':
+      return !e.target && (e.fn === '_[_]' || e.fn === '_[?_]' || e.fn === '_?._' || e.fn === '_?_:_');
+    default:
+      return false;
+  }
+}
+
+/** The cost of observing an attribute's root: 1 for a variable or a relative attribute, 0 for a ternary. */
+function rootObservation(e: Expr): number {
+  if (!isAttribute(e)) return 0;
+  if (e.kind === 'ident') return 1;
+  if (e.kind === 'call' && e.fn === '_?_:_') return 0;
+  const operand = e.kind === 'select' ? e.operand : (e as Expr & { kind: 'call' }).args[0]!;
+  return isAttribute(operand) ? rootObservation(operand) : 1;
 }
 
 /** How a call site invokes its function. */
@@ -365,11 +518,18 @@ function logical(l: Node, r: Node, or: boolean): Node {
   };
 }
 
-/** Field selection on a map value (the device is a map at run time, as in Kubernetes). */
+/**
+ * Field selection on a map value (the device and CRD objects are maps at run
+ * time, as in Kubernetes). A field whose value could not be converted holds
+ * the conversion error, raised when it is selected.
+ */
 function selectField(o: CelValue, field: string): CelValue {
+  // An element that could not be converted (the index returned it as a value) is raised here.
+  if (o instanceof CelError) throw o;
   if (o instanceof CelMap) {
     const v = o.find(field);
     if (v === undefined) throw new CelError(`no such key: ${field}`);
+    if (v instanceof CelError) throw v;
     return v;
   }
   if (o instanceof CelOptional) {

@@ -12,6 +12,8 @@ import type { CelValue } from './values.js';
 /** What the macros need from the parser: node builders and error reporting. */
 export interface MacroParser {
   readonly offsets: Map<number, number>;
+  /** Whether `cel.bind` is a macro (ext.Bindings is in the environment). */
+  readonly bind: boolean;
   id(offset: number): number;
   call(offset: number, fn: string, args: Expr[], target?: Expr): CallExpr;
   lit(offset: number, value: CelValue): Expr;
@@ -75,7 +77,7 @@ export function expandMacro(p: MacroParser, offset: number, fn: string, args: Ex
     if (filter) step = c('_?_:_', filter, step, accu());
     return comp(v1, v2, target, ACCUMULATOR, fn === 'transformList' ? list() : map(), bool(true), step, accu());
   }
-  if (fn === 'bind' && n === 3) {
+  if (fn === 'bind' && n === 3 && p.bind) {
     if (target.kind !== 'ident' || target.name !== 'cel') return undefined;
     const v = args[0]!;
     if (v.kind !== 'ident') p.failAt('cel.bind() variable names must be simple identifiers', v);

@@ -4,6 +4,7 @@
  * membership, the type conversions with Go's strconv parsing and float
  * formatting, zero values, and the optional helpers.
  */
+import { listSemantics, typedListAdd } from './typed-list.js';
 import { INT64_MAX, INT64_MIN, UINT64_MAX } from './int64.js';
 import { CelCIDR, CelIP } from './ip.js';
 import {
@@ -49,7 +50,7 @@ export function add(a: CelValue, b: CelValue): CelValue {
   if (typeof a === 'number' && typeof b === 'number') return a + b;
   if (typeof a === 'string' && typeof b === 'string') return a + b;
   if (a instanceof CelUint && b instanceof CelUint) return a.v + b.v > UINT64_MAX ? uoverflow() : new CelUint(a.v + b.v);
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (Array.isArray(a) && Array.isArray(b)) return listSemantics(a) !== undefined ? typedListAdd(a, b) : [...a, ...b];
   if (a instanceof Uint8Array && b instanceof Uint8Array) {
     const out = new Uint8Array(a.length + b.length);
     out.set(a);

@@ -58,9 +58,20 @@ interface P {
   d: number;
 }
 
+/** Options of {@link parse}. */
+export interface ParseOptions {
+  /**
+   * Expand `cel.bind(v, init, expr)` (ext.Bindings). DRA's environment adds
+   * it; the CRD validation environment does not, so there `cel.bind` is a
+   * call of an undeclared function.
+   * @default true
+   */
+  readonly bind?: boolean;
+}
+
 /** Parses CEL source into an AST with macros expanded; throws {@link CelSyntaxError}. */
-export function parse(source: string): ParsedAst {
-  const parser = new Parser(source);
+export function parse(source: string, options: ParseOptions = {}): ParsedAst {
+  const parser = new Parser(source, options.bind !== false);
   try {
     return parser.run();
   } catch (e) {
@@ -75,7 +86,11 @@ class Parser {
   private nextId = 1;
   readonly offsets = new Map<number, number>();
 
-  constructor(private readonly src: string) {
+  constructor(
+    private readonly src: string,
+    /** Whether `cel.bind` is a macro here. */
+    readonly bind: boolean,
+  ) {
     this.toks = tokenize(src);
   }
 

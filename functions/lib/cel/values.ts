@@ -24,6 +24,7 @@ import { CelCIDR, CelIP } from './ip.js';
 import { CelDuration, CelTimestamp } from './time.js';
 import { CelURL } from './url.js';
 import { CelFormat } from './format.js';
+import { listSemantics, typedListEquals } from './typed-list.js';
 
 export { CelError } from './errors.js';
 
@@ -321,7 +322,9 @@ export function celEquals(a: CelValue, b: CelValue): boolean {
   }
   if (a instanceof Uint8Array) return b instanceof Uint8Array && compareBytes(a, b) === 0;
   if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
+    if (!Array.isArray(b)) return false;
+    if (listSemantics(a) !== undefined) return typedListEquals(a, b, equalsIgnoringErrors);
+    if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) {
       if (!equalsIgnoringErrors(a[i]!, b[i]!)) return false;
     }

@@ -4,7 +4,7 @@
  * the API server's messages, and a registry over CRD/XRD files.
  */
 export { applyDefaults } from './defaults.js';
-export { checkRuleTyped, compileRule, evaluateRule, lintRule, toCelValue } from './cel.js';
+export { checkRuleTyped, compileRule, lintRule, lintSchema } from './cel.js';
 export { crdKindSchemas, loadCrds, loadXrds, parseYamlDocs, SchemaRegistry, yamlFiles } from './registry.js';
 export type { CrdDocument } from './registry.js';
 export { formatFieldError } from './types.js';

@@ -57,11 +57,12 @@ export const msg = {
       case 'FieldValueForbidden':
         return `Forbidden: ${message}`;
       case 'FieldValueDuplicate':
-        return `Duplicate value: ${JSON.stringify(type)}: ${message}`;
+        // field.Duplicate(path, value): the schema type is the value, the message is not shown.
+        return `Duplicate value: ${JSON.stringify(type)}`;
       default:
         return `Invalid value: ${JSON.stringify(type)}: ${message}`;
     }
   },
-  ruleError: (type: string, rule: string, error: string) =>
-    `Invalid value: ${JSON.stringify(type)}: rule ${JSON.stringify(rule)} could not be evaluated: ${error}`,
+  /** A rule that could not be evaluated: Kubernetes' detail (`no such key: x evaluating rule: <rule>`, …). */
+  ruleError: (type: string, detail: string) => `Invalid value: ${JSON.stringify(type)}: ${detail}`,
 } as const;

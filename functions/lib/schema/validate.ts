@@ -16,10 +16,11 @@
  *   the returned value, as the API server does (spec/README.md item 10).
  * - `format` is not enforced (the API server checks a few, e.g. int32 ranges).
  * - CEL: see cel.ts. A rule that does not compile in our environment is not an
- *   error of the object; it is returned in `skippedRules`.
+ *   error of the object (the API server accepted it when the CRD was written);
+ *   it is returned in `skippedRules`.
  */
 import { applyDefaults } from './defaults.js';
-import { compileRule, evaluateRule, isTransitionRule, ruleMessage, toCelValue } from './cel.js';
+import { compileRule, crdActivation, type CrdRuleOutcome, evaluateCrdRule, RUNTIME_CEL_COST_BUDGET, ruleMessageOrDefault } from './cel.js';
 import { msg } from './messages.js';
 import type { FieldError, JSONSchemaProps } from './types.js';
 
@@ -33,6 +34,12 @@ export interface ValidateOptions {
   defaults?: boolean;
   /** Scope of the kind; `Cluster` drops a given `metadata.namespace` from the value. @default 'Namespaced' */
   scope?: 'Namespaced' | 'Cluster';
+  /**
+   * The object before an update: transition rules (`oldSelf`) run where the
+   * old value correlates (same property, same map key, same map-list keys),
+   * as the API server does. Omitted: create-style validation.
+   */
+  oldValue?: unknown;
 }
 
 /** The outcome of {@link validateObject}. */
@@ -43,6 +50,8 @@ export interface ValidationResult {
   errors: FieldError[];
   /** Rules not evaluated because they do not compile here: `<path>: <rule>: <why>`. */
   skippedRules: string[];
+  /** The runtime cost the CEL rules used (of RuntimeCELCostBudget, 10,000,000). */
+  celCost: number;
 }
 
 interface Ctx {
@@ -50,6 +59,8 @@ interface Ctx {
   skipped: string[];
   unknown: boolean;
   cel: boolean;
+  /** The runtime cost left for the object's rules (RuntimeCELCostBudget); below 0 no rule runs. */
+  budget: { left: number };
 }
 
 /**
@@ -63,12 +74,19 @@ export function validateObject(schema: JSONSchemaProps, obj: unknown, opts: Vali
     const { namespace: _ignored, ...meta } = value['metadata'];
     value = { ...value, metadata: meta };
   }
-  const ctx: Ctx = { errors: [], skipped: [], unknown: opts.rejectUnknownFields !== false, cel: opts.cel !== false };
-  validateNode(schema, value, '', ctx, true);
-  return { value, errors: ctx.errors, skippedRules: ctx.skipped };
+  const ctx: Ctx = {
+    errors: [],
+    skipped: [],
+    unknown: opts.rejectUnknownFields !== false,
+    cel: opts.cel !== false,
+    budget: { left: RUNTIME_CEL_COST_BUDGET },
+  };
+  validateNode(schema, value, '', ctx, true, opts.oldValue);
+  const celCost = RUNTIME_CEL_COST_BUDGET - Math.max(ctx.budget.left, 0);
+  return { value, errors: ctx.errors, skippedRules: ctx.skipped, celCost: ctx.budget.left < 0 ? RUNTIME_CEL_COST_BUDGET : celCost };
 }
 
-function validateNode(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx, isResource: boolean): void {
+function validateNode(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx, isResource: boolean, old?: unknown): void {
   const err = (message: string, at = path) => ctx.errors.push({ path: at || '<root>', message });
   const name = path || '<root>';
   if (v === null) {
@@ -78,18 +96,21 @@ function validateNode(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx, is
   if (s['x-kubernetes-int-or-string']) {
     if (!(typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)))) {
       err(msg.invalidType(name, 'integer,string', v));
+      // The API server still evaluates the node's rules, on the value it cannot convert.
+      if (ctx.cel) runRules(s, v, path, ctx, isResource, old);
       return;
     }
   } else if (s.type !== undefined && !hasType(s.type, v)) {
     err(msg.invalidType(name, s.type, v));
+    if (ctx.cel) runRules(s, v, path, ctx, isResource, old);
     return;
   }
   if (s.enum !== undefined && !s.enum.some((e) => sameJson(e, v))) err(msg.unsupported(v, s.enum));
 
   if (typeof v === 'string') validateString(s, v, name, err);
   else if (typeof v === 'number') validateNumber(s, v, name, err);
-  else if (Array.isArray(v)) validateArray(s, v, path, ctx, err);
-  else if (isObject(v)) validateObjectNode(s, v, path, ctx, err, isResource || !!s['x-kubernetes-embedded-resource']);
+  else if (Array.isArray(v)) validateArray(s, v, path, ctx, err, old);
+  else if (isObject(v)) validateObjectNode(s, v, path, ctx, err, isResource || !!s['x-kubernetes-embedded-resource'], old);
 
   for (const [kw, check] of [
     ['oneOf', (n: number) => n === 1],
@@ -103,7 +124,7 @@ function validateNode(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx, is
   for (const b of s.allOf ?? []) validateNode(b, v, path, { ...ctx, unknown: false }, false);
   if (s.not !== undefined && branchValid(s.not, v)) err(msg.not(name));
 
-  if (ctx.cel) runRules(s, v, path, ctx);
+  if (ctx.cel) runRules(s, v, path, ctx, isResource || !!s['x-kubernetes-embedded-resource'], old);
 }
 
 function validateString(s: JSONSchemaProps, v: string, name: string, err: (m: string) => void): void {
@@ -140,12 +161,12 @@ function validateNumber(s: JSONSchemaProps, v: number, name: string, err: (m: st
   if (s.multipleOf !== undefined && !Number.isInteger(v / s.multipleOf)) err(msg.multipleOf(name, v, s.multipleOf));
 }
 
-function validateArray(s: JSONSchemaProps, v: unknown[], path: string, ctx: Ctx, err: (m: string, at?: string) => void): void {
+function validateArray(s: JSONSchemaProps, v: unknown[], path: string, ctx: Ctx, err: (m: string, at?: string) => void, old?: unknown): void {
   const name = path || '<root>';
   if (s.maxItems !== undefined && v.length > s.maxItems) err(msg.tooManyItems(v.length, s.maxItems));
   if (s.minItems !== undefined && v.length < s.minItems) err(msg.tooFewItems(name, v.length, s.minItems));
   v.forEach((item, i) => {
-    if (s.items !== undefined) validateNode(s.items, item, `${path}[${i}]`, ctx, false);
+    if (s.items !== undefined) validateNode(s.items, item, `${path}[${i}]`, ctx, !!s.items['x-kubernetes-embedded-resource'], correlated(s, item, old));
   });
   const listType = s['x-kubernetes-list-type'];
   if (listType === 'set' || s.uniqueItems) {
@@ -176,6 +197,7 @@ function validateObjectNode(
   ctx: Ctx,
   err: (m: string, at?: string) => void,
   isResource: boolean,
+  old?: unknown,
 ): void {
   const name = path || '<root>';
   const at = (k: string) => (path ? `${path}.${k}` : k);
@@ -192,8 +214,9 @@ function validateObjectNode(
       continue;
     }
     const ps = s.properties?.[k];
-    if (ps !== undefined) validateNode(ps, child, at(k), ctx, false);
-    else if (mapSchema !== undefined) validateNode(mapSchema, child, `${path}[${k}]`, ctx, false);
+    const oldChild = isObject(old) ? old[k] : undefined;
+    if (ps !== undefined) validateNode(ps, child, at(k), ctx, !!ps['x-kubernetes-embedded-resource'], oldChild);
+    else if (mapSchema !== undefined) validateNode(mapSchema, child, `${path}[${k}]`, ctx, !!mapSchema['x-kubernetes-embedded-resource'], oldChild);
     else if (isResource && (k === 'apiVersion' || k === 'kind')) {
       if (typeof child !== 'string') err(msg.invalidType(at(k), 'string', child), at(k));
     } else if (ctx.unknown && !preserve && s.properties !== undefined) err(msg.unknownField(), at(k));
@@ -211,25 +234,47 @@ function validateMetadata(s: JSONSchemaProps | undefined, v: unknown, path: stri
   if (nameSchema !== undefined && v['name'] !== undefined) validateNode(nameSchema, v['name'], `${path}.name`, ctx, false);
 }
 
-function runRules(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx): void {
+/** The old item a new item of a map list correlates with (same key fields); other lists do not correlate. */
+function correlated(s: JSONSchemaProps, item: unknown, old: unknown): unknown {
+  if (s['x-kubernetes-list-type'] !== 'map' || !Array.isArray(old) || !isObject(item)) return undefined;
+  const keys = s['x-kubernetes-list-map-keys'] ?? [];
+  return old.find((o) => isObject(o) && keys.every((k) => sameJson(o[k], item[k])));
+}
+
+function runRules(s: JSONSchemaProps, v: unknown, path: string, ctx: Ctx, isResourceRoot: boolean, old?: unknown): void {
   const rules = s['x-kubernetes-validations'];
-  if (rules === undefined || rules.length === 0) return;
-  let self: unknown;
+  if (rules === undefined || rules.length === 0 || v === null || v === undefined) return;
+  const type = s.type ?? 'object';
+  const here = path || '<root>';
+  if (ctx.budget.left <= 0) {
+    if (ctx.budget.left === 0) ctx.errors.push({ path: here, message: msg.ruleError(type, BUDGET_EXHAUSTED) });
+    ctx.budget.left = -1;
+    return;
+  }
+  let activation: ReturnType<typeof crdActivation> | undefined;
   for (const rule of rules) {
-    if (isTransitionRule(rule)) continue;
-    const c = compileRule(rule.rule);
-    if (!c.ok) {
-      ctx.skipped.push(`${path || '<root>'}: ${rule.rule}: ${c.error}`);
+    const c = compileRule(rule, s, isResourceRoot);
+    if (c.kind === 'EmptyRule') continue;
+    if (c.kind === 'CrdRuleError') {
+      ctx.skipped.push(`${here}: ${rule.rule}: ${c.detail}`);
       continue;
     }
-    self ??= toCelValue(s, v);
-    const out = evaluateRule(c.program, self);
-    const at = rule.fieldPath !== undefined ? joinFieldPath(path, rule.fieldPath) : path || '<root>';
-    const type = s.type ?? 'object';
-    if (out.result === 'fail') ctx.errors.push({ path: at, message: msg.rule(rule.reason, type, ruleMessage(rule)) });
-    else if (out.result === 'error') ctx.errors.push({ path: at, message: msg.ruleError(type, rule.rule, out.error) });
+    activation ??= crdActivation(s, isResourceRoot, v, old === null ? undefined : old);
+    const out: CrdRuleOutcome = evaluateCrdRule(c, activation, ctx.budget.left);
+    ctx.budget.left -= out.cost;
+    const at = rule.fieldPath !== undefined ? joinFieldPath(path, rule.fieldPath) : here;
+    if (out.result === 'fail') ctx.errors.push({ path: at, message: msg.rule(rule.reason, type, out.message ?? ruleMessageOrDefault(rule)) });
+    else if (out.result === 'error') {
+      ctx.errors.push({ path: here, message: msg.ruleError(type, out.error) });
+      if (out.stop) {
+        ctx.budget.left = -1;
+        return;
+      }
+    }
   }
 }
+
+const BUDGET_EXHAUSTED = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 /** Appends a rule's relative `fieldPath` (`.a.b`, `.a['k']`, `.list[0]`) to a field path. */
 function joinFieldPath(path: string, fieldPath: string): string {
@@ -239,7 +284,7 @@ function joinFieldPath(path: string, fieldPath: string): string {
 }
 
 function branchValid(s: JSONSchemaProps, v: unknown): boolean {
-  const ctx: Ctx = { errors: [], skipped: [], unknown: false, cel: false };
+  const ctx: Ctx = { errors: [], skipped: [], unknown: false, cel: false, budget: { left: 0 } };
   validateNode(s, v, '', ctx, false);
   return ctx.errors.length === 0;
 }
