@@ -20,6 +20,9 @@ const MODELS: Record<string, string> = {
   'rbac.authorization.k8s.io/v1 RoleBinding': 'V1RoleBinding',
   'resource.k8s.io/v1 ResourceClaimTemplate': 'V1ResourceClaimTemplate',
   'discovery.k8s.io/v1 EndpointSlice': 'V1EndpointSlice',
+  'policy/v1 PodDisruptionBudget': 'V1PodDisruptionBudget',
+  'networking.k8s.io/v1 NetworkPolicy': 'V1NetworkPolicy',
+  'v1 Secret': 'V1Secret',
 };
 
 interface Attribute {

@@ -18,7 +18,8 @@ import {
   obj,
   pdConfig,
   podSpec,
-  probe,
+  budget,
+  health,
   routing,
   SHM_MOUNT,
 } from './replica-expected.js';
@@ -38,7 +39,7 @@ const sidecar = (port: number): JsonObject => ({
   image: 'ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.9.0',
   args: ['--secure-proxy=false', '--kv-connector=nixlv2', `--vllm-port=${port}`],
   ports: [{ containerPort: 8000 }],
-  readinessProbe: probe(8000),
+  ...health(8000),
 });
 const pdLabels = (role: string, workload?: string) => ({
   'modelplane.ai/serving': 'r',
@@ -97,7 +98,7 @@ const cases: Case[] = [
               containers: [
                 nativeContainer({
                   args: ['--port=9000'],
-                  extra: { ports: [{ containerPort: 9000 }], readinessProbe: probe(9000), env: NIXL_ENV },
+                  extra: { ports: [{ containerPort: 9000 }], ...health(9000), env: NIXL_ENV },
                 }),
                 sidecar(9000),
               ],
@@ -106,6 +107,7 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-alpha-standalone': obj(claimTemplate('r-alpha-standalone-devices-9ec1c', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-alpha': obj(budget('r-alpha-b36ce', 1), 'created'),
         'model-serving-beta': obj(
           deployment({
             name: 'r-beta-52d85',
@@ -116,6 +118,7 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-beta-standalone': obj(claimTemplate('r-beta-standalone-devices-9d8b1', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-beta': obj(budget('r-beta-52d85', 1), 'created'),
         ...routing('r', 'ml-team', pdConfig(16)),
       },
       conditions: deploying,
@@ -163,6 +166,7 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-prefill-standalone': obj(claimTemplate('r-prefill-standalone-devices-f62af', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-prefill': obj(budget('r-prefill-d90b0', 1), 'created'),
         'model-serving-decode': obj(
           leaderWorkerSet({
             name: 'r-decode-4b27b',
@@ -179,7 +183,7 @@ const cases: Case[] = [
                   args: ['--block-size', '32'],
                   env: [...GANG_ENV, { name: 'VLLM_NIXL_SIDE_CHANNEL_PORT', value: '6000' }, NIXL_ENV[0]!],
                   ports: [{ containerPort: 8001 }],
-                  readinessProbe: probe(8001),
+                  ...health(8001),
                 },
                 sidecar(8001),
               ],
@@ -201,6 +205,7 @@ const cases: Case[] = [
         ),
         'resource-claim-decode-leader': obj(claimTemplate('r-decode-leader-devices-d2e70', [{ name: 'gpu' }]), 'created'),
         'resource-claim-decode-worker': obj(claimTemplate('r-decode-worker-devices-08d44', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-decode': obj(budget('r-decode-4b27b', 2, 'lws'), 'created'),
         ...routing('r', 'ml-team', pdConfig(32)),
       },
       conditions: deploying,

@@ -18,6 +18,7 @@ import {
 } from '../builders/serving.js';
 import {
   CACHE_MOUNT,
+  budget,
   cacheVolume,
   claimTemplate,
   deployment,
@@ -58,6 +59,7 @@ function standardWorkload(o: { container?: Parameters<typeof nativeContainer>[0]
       o.ready ?? false,
     ),
     'resource-claim-main-standalone': obj(claimTemplate(CLAIM, [{ name: 'gpu' }]), 'created', o.ready ?? false),
+    'disruption-budget-main': obj(budget(W, 1), 'created', o.ready ?? false),
   };
 }
 
@@ -153,6 +155,7 @@ const cases: Case[] = [
           'model-serving-main': observedObject({ manifest: true, ready: true }),
           'model-route': observedObject(),
           'resource-claim-main-standalone': observedObject(),
+          'disruption-budget-main': observedObject(),
           epp: observedObject({ manifest: true, ready: true }),
         },
       }),
@@ -292,6 +295,7 @@ const cases: Case[] = [
           ]),
           'created',
         ),
+        'disruption-budget-main': obj(budget(W, 1), 'created'),
         ...routing('test-replica', 'ml-team', unifiedConfig(32)),
       },
       conditions: deploying,
