@@ -142,7 +142,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   if (d.replicas === 0) {
-    result.status = deploymentStatus([]);
+    result.status = deploymentStatus([], 0);
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.ready = true;
@@ -186,7 +186,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   // Status, conditions, events (model-side.md §2.4).
-  result.status = deploymentStatus(placements);
+  result.status = deploymentStatus(placements, d.replicas);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
   if (candidates.length < d.replicas) {
     const message = fill
@@ -264,7 +264,7 @@ function keep(
       return { name: o.name, candidate, ready: isReady(r) };
     })
     .sort((x, y) => (x.candidate.cluster < y.candidate.cluster ? -1 : x.candidate.cluster > y.candidate.cluster ? 1 : x.candidate.index - y.candidate.index));
-  result.status = deploymentStatus(kept);
+  result.status = deploymentStatus(kept, desired ?? kept.length);
   // With none kept the XR would otherwise be trivially Ready (no children).
   readyOnlyIfServing(result, desired !== undefined && kept.length > 0 && kept.length >= desired && kept.every((k) => k.ready));
   result.conditions.push(scheduled);

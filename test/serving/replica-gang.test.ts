@@ -220,6 +220,7 @@ const cases: Case[] = [
 
 describe('compose-model-replica: llm-d backend (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });

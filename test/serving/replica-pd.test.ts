@@ -219,6 +219,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port', 'abc']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port "abc" is not a port number (1-65535); give the decode engine its own port, e.g. --port=8001`),
       requirements,
     },
@@ -229,6 +230,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port has no value; give the decode engine its own port, e.g. --port=8001`),
       requirements,
     },
@@ -239,6 +241,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port=8000']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port 8000 is the pd-sidecar's port; give the decode engine another port, e.g. --port=8001`),
       requirements,
     },
@@ -247,7 +250,8 @@ const cases: Case[] = [
 
 describe('compose-model-replica: PrefillDecode (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });
 

@@ -160,6 +160,7 @@ const cases: Case[] = [
         },
       }),
     want: {
+      status: { phase: 'Serving' },
       resources: {
         ...standardWorkload({ ready: true }),
         ...routing('test-replica', 'ml-team', unifiedConfig(16), ['model-route', 'epp']),
@@ -181,6 +182,7 @@ const cases: Case[] = [
         observed: { 'model-serving-main': observedObject({ manifest: true, ready: false }), epp: observedObject({ ready: false }) },
       }),
     want: {
+      status: { phase: 'Starting' },
       resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)) },
       conditions: [
         { type: 'ModelAccepted', status: 'True', reason: 'Accepted' },
@@ -307,7 +309,8 @@ const cases: Case[] = [
 
 describe('compose-model-replica: native backend and inputs (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });
 

@@ -491,12 +491,15 @@ export interface ModelDeploymentStatusReplicas {
   total?: number;
   /** Placed replicas whose ModelReplica is Ready. */
   ready?: number;
+  /** Ready replicas of those desired, `<ready>/<spec.replicas>` (`2/3`). */
+  summary?: string;
 }
 
 /** zod schema of {@link ModelDeploymentStatusReplicas}. */
 export const ModelDeploymentStatusReplicasSchema = z.strictObject({
   total: z.number().int().optional(),
   ready: z.number().int().optional(),
+  summary: z.string().optional(),
 });
 
 export interface ModelDeploymentStatusPlacementEngine {

@@ -391,6 +391,13 @@ export const ModelReplicaStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface ModelReplicaStatus {
+  /** Pending (composed, no workload observed on the cluster yet), Starting (the workload exists but is not available: pulling the image or loading the model), Serving (every workload available), Degraded (was Serving, now not). */
+  phase?: 'Pending' | 'Starting' | 'Serving' | 'Degraded';
+  /**
+   * When the replica entered its phase, from the observed workloads' timestamps.
+   * Constraints: format date-time.
+   */
+  phaseSince?: string;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -402,6 +409,8 @@ export interface ModelReplicaStatus {
 
 /** zod schema of {@link ModelReplicaStatus}. */
 export const ModelReplicaStatusSchema = z.strictObject({
+  phase: z.enum(['Pending', 'Starting', 'Serving', 'Degraded']).optional(),
+  phaseSince: z.string().optional(),
   conditions: z.array(ModelReplicaStatusConditionSchema).optional(),
   crossplane: ModelReplicaStatusCrossplaneSchema.optional(),
 });
