@@ -1,8 +1,9 @@
 /**
  * Assembles every remote object of a replica, by desired key, in a fixed
  * order (spec/model-side.md §7.2, §7.5): per engine in spec order its
- * workload, its claim templates and its PodDisruptionBudget
- * (`disruption-budget-<engine>`, lifecycle.ts), then `inference-pool`, `model-route` and
+ * workload, its claim templates, its PodDisruptionBudget
+ * (`disruption-budget-<engine>`, lifecycle.ts) and NetworkPolicy
+ * (`network-policy-<engine>`, network.ts), then `inference-pool`, `model-route` and
  * the six EPP objects.
  *
  * Guarantees:
@@ -21,6 +22,7 @@ import { DEFAULT_DECODE_PORT, decodePort, kvBlockSize } from './flags.js';
 import { disruptionBudget, type Lifecycle, readLifecycle } from './lifecycle.js';
 import { lwsWorkload } from './lws.js';
 import { nativeWorkload, type Workload } from './native.js';
+import { networkPolicy } from './network.js';
 import { applyPrefillDecode, inferencePool, modelRoute, servingArgs } from './routing.js';
 import { ENGINE_PORT, type Replica, roleOf } from './types.js';
 
@@ -92,10 +94,12 @@ export function assemble(replica: Replica): { objects: RemoteObject[] } | { erro
   }
 
   const objects: RemoteObject[] = [];
-  for (const w of workloads) {
+  const ids = workloads.map((w) => ({ kind: w.manifest.kind ?? '', name: w.manifest.metadata?.name ?? '' }));
+  for (const [i, w] of workloads.entries()) {
     objects.push({ key: w.key, manifest: w.manifest, readiness: 'workload' });
     for (const c of w.claims) objects.push({ key: c.key, manifest: c.manifest, readiness: 'created' });
     objects.push({ key: `disruption-budget-${w.engine.name}`, manifest: budgetOf(w), readiness: 'created' });
+    objects.push({ key: `network-policy-${w.engine.name}`, manifest: networkPolicy(replica.name, ids[i]!, ids), readiness: 'created' });
   }
   objects.push({ key: 'inference-pool', manifest: inferencePool(replica), readiness: 'created' });
   objects.push({ key: 'model-route', manifest: modelRoute(replica), readiness: 'created' });

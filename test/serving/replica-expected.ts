@@ -43,6 +43,44 @@ export function budget(name: string, minAvailable: number, kind: 'workload' | 'l
     },
   };
 }
+/** The pod selector of a Deployment (`workload`) or LeaderWorkerSet (`lws`) by name. */
+const pods = (name: string, kind: 'workload' | 'lws') =>
+  kind === 'lws' ? { 'leaderworkerset.sigs.k8s.io/name': name } : { 'modelplane.ai/workload': name };
+/** The NetworkPolicy of workload `self` of `replica` whose workloads are `peers` (issue 19). */
+export function netpol(replica: string, self: [string, 'workload' | 'lws'], peers: [string, 'workload' | 'lws'][] = [self]): KubeObject {
+  const port = [{ protocol: 'TCP', port: 8000 }];
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: self[0], namespace: 'default' },
+    spec: {
+      podSelector: { matchLabels: pods(...self) },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: peers.map((p) => ({ podSelector: { matchLabels: pods(...p) } })) },
+        { from: [{ podSelector: { matchLabels: { app: `${replica}-epp` } } }], ports: port },
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } },
+              podSelector: { matchLabels: { 'app.kubernetes.io/component': 'proxy' } },
+            },
+          ],
+          ports: port,
+        },
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+              podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+            },
+          ],
+          ports: port,
+        },
+      ],
+    },
+  };
+}
 export const SHM_VOLUME = { name: 'dshm', emptyDir: { medium: 'Memory' } };
 export const SHM_MOUNT = { name: 'dshm', mountPath: '/dev/shm' };
 export const CACHE_MOUNT = { name: 'model-cache', mountPath: '/mnt/models' };

@@ -19,11 +19,21 @@ import {
   pdConfig,
   podSpec,
   budget,
+  netpol,
   health,
   routing,
   SHM_MOUNT,
 } from './replica-expected.js';
 
+/** The workloads of the two PrefillDecode replicas, each the other's gang peer in its NetworkPolicy. */
+const AB: [string, 'workload' | 'lws'][] = [
+  ['r-alpha-b36ce', 'workload'],
+  ['r-beta-52d85', 'workload'],
+];
+const PD: [string, 'workload' | 'lws'][] = [
+  ['r-prefill-d90b0', 'workload'],
+  ['r-decode-4b27b', 'lws'],
+];
 const cluster = { cluster: [inferenceCluster('cluster-a')] };
 const requirements = {
   cluster: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', matchName: 'cluster-a' },
@@ -108,6 +118,7 @@ const cases: Case[] = [
         ),
         'resource-claim-alpha-standalone': obj(claimTemplate('r-alpha-standalone-devices-9ec1c', [{ name: 'gpu' }]), 'created'),
         'disruption-budget-alpha': obj(budget('r-alpha-b36ce', 1), 'created'),
+        'network-policy-alpha': obj(netpol('r', ['r-alpha-b36ce', 'workload'], AB), 'created'),
         'model-serving-beta': obj(
           deployment({
             name: 'r-beta-52d85',
@@ -119,6 +130,7 @@ const cases: Case[] = [
         ),
         'resource-claim-beta-standalone': obj(claimTemplate('r-beta-standalone-devices-9d8b1', [{ name: 'gpu' }]), 'created'),
         'disruption-budget-beta': obj(budget('r-beta-52d85', 1), 'created'),
+        'network-policy-beta': obj(netpol('r', ['r-beta-52d85', 'workload'], AB), 'created'),
         ...routing('r', 'ml-team', pdConfig(16)),
       },
       conditions: deploying,
@@ -167,6 +179,7 @@ const cases: Case[] = [
         ),
         'resource-claim-prefill-standalone': obj(claimTemplate('r-prefill-standalone-devices-f62af', [{ name: 'gpu' }]), 'created'),
         'disruption-budget-prefill': obj(budget('r-prefill-d90b0', 1), 'created'),
+        'network-policy-prefill': obj(netpol('r', ['r-prefill-d90b0', 'workload'], PD), 'created'),
         'model-serving-decode': obj(
           leaderWorkerSet({
             name: 'r-decode-4b27b',
@@ -206,6 +219,7 @@ const cases: Case[] = [
         'resource-claim-decode-leader': obj(claimTemplate('r-decode-leader-devices-d2e70', [{ name: 'gpu' }]), 'created'),
         'resource-claim-decode-worker': obj(claimTemplate('r-decode-worker-devices-08d44', [{ name: 'gpu' }]), 'created'),
         'disruption-budget-decode': obj(budget('r-decode-4b27b', 2, 'lws'), 'created'),
+        'network-policy-decode': obj(netpol('r', ['r-decode-4b27b', 'lws'], PD), 'created'),
         ...routing('r', 'ml-team', pdConfig(32)),
       },
       conditions: deploying,

@@ -19,6 +19,7 @@ import {
 import {
   CACHE_MOUNT,
   budget,
+  netpol,
   cacheVolume,
   claimTemplate,
   deployment,
@@ -60,6 +61,7 @@ function standardWorkload(o: { container?: Parameters<typeof nativeContainer>[0]
     ),
     'resource-claim-main-standalone': obj(claimTemplate(CLAIM, [{ name: 'gpu' }]), 'created', o.ready ?? false),
     'disruption-budget-main': obj(budget(W, 1), 'created', o.ready ?? false),
+    'network-policy-main': obj(netpol('test-replica', [W, 'workload']), 'created', o.ready ?? false),
   };
 }
 
@@ -156,6 +158,7 @@ const cases: Case[] = [
           'model-route': observedObject(),
           'resource-claim-main-standalone': observedObject(),
           'disruption-budget-main': observedObject(),
+          'network-policy-main': observedObject(),
           epp: observedObject({ manifest: true, ready: true }),
         },
       }),
@@ -298,6 +301,7 @@ const cases: Case[] = [
           'created',
         ),
         'disruption-budget-main': obj(budget(W, 1), 'created'),
+        'network-policy-main': obj(netpol('test-replica', [W, 'workload']), 'created'),
         ...routing('test-replica', 'ml-team', unifiedConfig(32)),
       },
       conditions: deploying,

@@ -96,6 +96,24 @@ describe('the Vultr seed, deployment to address', () => {
       metadata: { name: 'qwen-7b-bf743-qwen-7b-a7b89', namespace: 'default' },
       spec: { minAvailable: 1, selector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } },
     });
+    const policy = manifest(result.resources['network-policy-qwen-7b']!.resource) as { spec: { podSelector: unknown; ingress: { from: unknown[] }[] } };
+    expect(policy.spec.podSelector).toStrictEqual({ matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } });
+    expect(policy.spec.ingress.map((r) => r.from)).toStrictEqual([
+      [{ podSelector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } }],
+      [{ podSelector: { matchLabels: { app: 'qwen-7b-bf743-epp' } } }],
+      [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/component': 'proxy' } },
+        },
+      ],
+      [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        },
+      ],
+    ]);
     expect(manifest(result.resources['resource-claim-qwen-7b-standalone']!.resource)).toStrictEqual({
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceClaimTemplate',
