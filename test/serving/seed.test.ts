@@ -96,7 +96,7 @@ describe('the Vultr seed, deployment to address', () => {
       metadata: { name: 'qwen-7b-bf743-qwen-7b-a7b89', namespace: 'default' },
       spec: { minAvailable: 1, selector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } },
     });
-    const policy = manifest(result.resources['network-policy-qwen-7b']!.resource) as { spec: { podSelector: unknown; ingress: { from: unknown[] }[] } };
+    const policy = manifest(result.resources['network-policy-qwen-7b']!.resource) as unknown as { spec: { podSelector: unknown; ingress: { from: unknown[] }[] } };
     expect(policy.spec.podSelector).toStrictEqual({ matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } });
     expect(policy.spec.ingress.map((r) => r.from)).toStrictEqual([
       [{ podSelector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } }],
@@ -144,6 +144,6 @@ describe('the Vultr seed, deployment to address', () => {
     const published = composeService(
       request(service, { required: { 'inference-gateway': [inferenceGateway('172.18.255.200')], 'endpoints-0': [live] } }),
     );
-    expect(published.status).toStrictEqual({ address: 'http://172.18.255.200/ml-team/qwen-7b' });
+    expect(published.status).toStrictEqual({ address: 'http://172.18.255.200/ml-team/qwen-7b', auth: 'Anonymous' });
   });
 });
