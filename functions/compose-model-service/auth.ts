@@ -108,6 +108,11 @@ export function apiKeyFilters(service: string): JsonObject[] {
   ];
 }
 
+/** The key validator's ServiceAccount `modelplane-key-validator` in `modelplane-system`. */
+export function validatorServiceAccount(): KubeObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: VALIDATOR.name, namespace: VALIDATOR.namespace } };
+}
+
 /** Role `<middleware name>` in the service's (and its Secret's) namespace: get on the one key Secret. */
 export function validatorRole(service: string, secret: { namespace: string; name: string }): KubeObject {
   return {
