@@ -60,7 +60,7 @@ if [[ $force == 0 && -x "$bin/traefik" && -f "$stamp" && "$(cat "$stamp")" == "$
   echo "traefik:build: up to date in $bin"
   exit 0
 fi
-echo "traefik:build: building traefik from tools/traefik (cold: ~15 min on 2 cores; warm: under a minute)"
+echo "traefik:build: building traefik from tools/traefik (cold: 79 min measured on 2 shared cores; warm: a few minutes)"
 rm -f "$stamp"
 t0=$SECONDS
 
