@@ -57,6 +57,8 @@ export interface ReplicaReport {
   name: string;
   cluster: string;
   index: number | null;
+  /** ModelReplica status.phase (Pending, Starting, Serving, Degraded); null before the function wrote it. */
+  phase: string | null;
   engines: { name: string; members: { role: string; pool: string }[] }[];
 }
 
@@ -249,6 +251,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
           name: r.metadata?.name ?? '',
           cluster: String(spec['clusterName'] ?? ''),
           index: index === undefined ? null : Number(index),
+          phase: typeof obj(r['status'])['phase'] === 'string' ? String(obj(r['status'])['phase']) : null,
           engines: arr(spec['engines']).map((e) => ({
             name: String(e['name']),
             members: arr(e['members']).map((m) => ({ role: String(m['role'] ?? 'Standalone'), pool: String(m['nodePoolName'] ?? '') })),

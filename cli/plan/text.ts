@@ -94,15 +94,15 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   out.push(c.bold('Deployments'));
   const depRows: string[][] = [];
   for (const d of report.deployments) {
-    const head = [`${d.namespace}/${d.name}`, `${d.scheduledReplicas}/${d.desiredReplicas}`, String(d.readyReplicas)];
-    if (d.replicas.length === 0) depRows.push([...head, '-', '-', '-']);
+    const head = [`${d.namespace}/${d.name}`, `${d.scheduledReplicas}/${d.desiredReplicas}`, `${d.readyReplicas}/${d.desiredReplicas}`];
+    if (d.replicas.length === 0) depRows.push([...head, '-', '-', '-', '-']);
     for (const [i, r] of d.replicas.entries()) {
       const pools = r.engines.map((e) => `${e.name}: ${e.members.map((m) => (m.role === 'Standalone' ? m.pool : `${m.role} ${m.pool}`)).join(', ')}`).join('; ');
-      depRows.push([...(i === 0 ? head : ['', '', '']), r.name, r.cluster, pools]);
+      depRows.push([...(i === 0 ? head : ['', '', '']), r.name, r.cluster, r.phase ?? '-', pools]);
     }
   }
   out.push(
-    report.deployments.length > 0 ? table(['DEPLOYMENT', 'SCHEDULED', 'READY', 'REPLICA', 'CLUSTER', 'POOLS'], depRows, color) : '  (none)',
+    report.deployments.length > 0 ? table(['DEPLOYMENT', 'SCHEDULED', 'READY', 'REPLICA', 'CLUSTER', 'PHASE', 'POOLS'], depRows, color) : '  (none)',
   );
   for (const d of report.deployments) {
     if (d.scheduledReplicas >= d.desiredReplicas) continue;

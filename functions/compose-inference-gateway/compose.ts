@@ -10,6 +10,10 @@
  *   → Traefik once the ProviderConfig is observed and every CRD Established
  *   → GatewayClass `traefik` and Gateway `modelplane` once Traefik is Ready.
  *
+ * - With `spec.auth` APIKey (the default for every ModelService without its
+ *   own): the key validator's ServiceAccount and a Role/RoleBinding letting
+ *   it get the one default key Secret (compose-model-service/auth.ts).
+ *
  * Guarantees:
  * - Readiness: ProviderConfig, MetalLB namespace/pool/L2 and every Usage are
  *   always ready; a CRD when observed `Established`; the Releases when
@@ -55,6 +59,7 @@ import {
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
+import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';
 import { markReady } from '../lib/ready.js';
@@ -120,6 +125,15 @@ export function compose(req: ComposeRequest): ComposeResult {
   if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
   if (traefikReady || seen('gateway')) put('gateway', gateway(), accepted('gateway'));
   if (traefikReady && !seen('gateway')) result.results.push(normal(MSG_TRAEFIK_READY));
+
+  // The default key Secret (spec.auth APIKey): the key validator may read that one Secret.
+  const secretRef = getPath(req.composite, 'spec', 'auth', 'apiKeys', 'secretRef') as { name?: string; namespace?: string } | undefined;
+  if (getPath(req.composite, 'spec', 'auth', 'type') === 'APIKey' && secretRef?.name && secretRef.namespace) {
+    const secret = { name: secretRef.name, namespace: secretRef.namespace };
+    put('key-validator-serviceaccount', validatorServiceAccount(), seen('key-validator-serviceaccount'));
+    put('api-key-role', validatorRole('default', secret), seen('api-key-role'));
+    put('api-key-rolebinding', validatorRoleBinding('default', secret), seen('api-key-rolebinding'));
+  }
 
   result.resources = res;
   const address = gatewayAddress(obs('gateway'));

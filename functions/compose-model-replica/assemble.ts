@@ -1,7 +1,9 @@
 /**
  * Assembles every remote object of a replica, by desired key, in a fixed
  * order (spec/model-side.md §7.2, §7.5): per engine in spec order its
- * workload then its claim templates, then `inference-pool`, `model-route` and
+ * workload, its claim templates, its PodDisruptionBudget
+ * (`disruption-budget-<engine>`, lifecycle.ts) and NetworkPolicy
+ * (`network-policy-<engine>`, network.ts), then `inference-pool`, `model-route` and
  * the six EPP objects.
  *
  * Guarantees:
@@ -17,8 +19,10 @@
 import type { KubeObject } from '../lib/function.js';
 import { disaggregatedConfig, eppObjects, unifiedConfig } from './epp.js';
 import { DEFAULT_DECODE_PORT, decodePort, kvBlockSize } from './flags.js';
+import { disruptionBudget, type Lifecycle, readLifecycle } from './lifecycle.js';
 import { lwsWorkload } from './lws.js';
 import { nativeWorkload, type Workload } from './native.js';
+import { networkPolicy } from './network.js';
 import { applyPrefillDecode, inferencePool, modelRoute, servingArgs } from './routing.js';
 import { ENGINE_PORT, type Replica, roleOf } from './types.js';
 
@@ -42,11 +46,11 @@ export const errDecodePortTaken = (field: string): string =>
   `${field}: --port ${ENGINE_PORT} is the pd-sidecar's port; give the decode engine another port, e.g. --port=${DEFAULT_DECODE_PORT}`;
 
 /** The workload of one engine, by backend. */
-export function workloadOf(replica: Replica, index: number): Workload {
+export function workloadOf(replica: Replica, index: number, lc: Lifecycle): Workload {
   const engine = replica.spec.engines[index]!;
   return engine.members.some((m) => roleOf(m) === 'Standalone')
-    ? nativeWorkload(replica, engine)
-    : lwsWorkload(replica, engine);
+    ? nativeWorkload(replica, engine, lc)
+    : lwsWorkload(replica, engine, lc);
 }
 
 function decodeField(replica: Replica, w: Workload, argIndex: number): string {
@@ -55,9 +59,21 @@ function decodeField(replica: Replica, w: Workload, argIndex: number): string {
   return `spec.engines[${e}].members[${m}].template.spec.containers[0].args[${argIndex}]`;
 }
 
+function budgetOf(w: Workload): KubeObject {
+  const spec = w.manifest['spec'] as { replicas: number; leaderWorkerTemplate?: { size: number } };
+  return disruptionBudget({
+    kind: w.manifest.kind ?? '',
+    name: w.manifest.metadata?.name ?? '',
+    copies: spec.replicas,
+    size: spec.leaderWorkerTemplate?.size,
+  }) as KubeObject;
+}
+
 /** Every remote object of the replica, or the error that prevents composing them. */
 export function assemble(replica: Replica): { objects: RemoteObject[] } | { error: string } {
-  const workloads = replica.spec.engines.map((_, i) => workloadOf(replica, i));
+  const lc = readLifecycle(replica);
+  if ('error' in lc) return lc;
+  const workloads = replica.spec.engines.map((_, i) => workloadOf(replica, i, lc));
   let config: string;
   if (replica.spec.serving?.mode === 'PrefillDecode') {
     const prefill = workloads.find((w) => w.engine.phase === 'Prefill');
@@ -71,16 +87,19 @@ export function assemble(replica: Replica): { objects: RemoteObject[] } | { erro
       const index = servingArgs(decode).findIndex((a) => a === '--port' || a.startsWith('--port='));
       return { error: errDecodePortTaken(decodeField(replica, decode, index)) };
     }
-    applyPrefillDecode(replica, prefill, decode, port.port);
+    applyPrefillDecode(replica, prefill, decode, port.port, lc);
     config = disaggregatedConfig(kvBlockSize(servingArgs(decode)));
   } else {
     config = unifiedConfig(kvBlockSize(servingArgs(workloads[0]!)));
   }
 
   const objects: RemoteObject[] = [];
-  for (const w of workloads) {
+  const ids = workloads.map((w) => ({ kind: w.manifest.kind ?? '', name: w.manifest.metadata?.name ?? '' }));
+  for (const [i, w] of workloads.entries()) {
     objects.push({ key: w.key, manifest: w.manifest, readiness: 'workload' });
     for (const c of w.claims) objects.push({ key: c.key, manifest: c.manifest, readiness: 'created' });
+    objects.push({ key: `disruption-budget-${w.engine.name}`, manifest: budgetOf(w), readiness: 'created' });
+    objects.push({ key: `network-policy-${w.engine.name}`, manifest: networkPolicy(replica.name, ids[i]!, ids), readiness: 'created' });
   }
   objects.push({ key: 'inference-pool', manifest: inferencePool(replica), readiness: 'created' });
   objects.push({ key: 'model-route', manifest: modelRoute(replica), readiness: 'created' });

@@ -18,6 +18,8 @@
  *   errors, a Warning naming the field).
  * - `status.startup` is the measured cold start of the workloads
  *   (startup.ts), written once a workload has been created.
+ * - `status.phase` Pending → Starting → Serving → Degraded and
+ *   `status.phaseSince`, from observed workloads and timestamps (phase.ts).
  * - Conditions: `ModelAccepted` (True `Accepted` once every workload Object
  *   reports its applied manifest) then `ModelReady` (True `Serving` once
  *   every workload is Ready; `ModelStarting` once accepted; else
@@ -51,6 +53,7 @@ import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { assemble, type RemoteObject } from './assemble.js';
 import { workloadKey } from './native.js';
 import { observedStartup } from './startup.js';
+import { keptPhaseStatus, phaseStatus } from './phase.js';
 import { AVAILABLE_QUERY, type Replica, readReplica } from './types.js';
 
 /** Condition types and reasons (spec/model-side.md §7.1, §7.6). */
@@ -80,10 +83,12 @@ export function compose(req: ComposeRequest): ComposeResult {
   if ('error' in parsed) {
     keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: parsed.error });
     result.conditions.push(condition(ModelReady, false, Reason.WaitingForModel));
+    result.status = { ...result.status, ...keptPhaseStatus(req) };
     readyOnlyIfServing(result, false);
     return result;
   }
   const replica = parsed.replica;
+  const keys = replica.spec.engines.map(workloadKey);
   const clusterName = replica.spec.clusterName;
   result.requirements['cluster'] = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', matchName: clusterName };
 
@@ -92,6 +97,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.resources = keepObserved(req.observed);
     result.conditions.push(condition(ModelAccepted, false, Reason.WaitingForCluster));
     result.conditions.push(condition(ModelReady, false, Reason.WaitingForModel));
+    result.status = { ...result.status, ...phaseStatus(req, keys) };
     readyOnlyIfServing(result, false);
     return result;
   };
@@ -109,11 +115,11 @@ export function compose(req: ComposeRequest): ComposeResult {
     return waiting();
   }
 
-  const keys = replica.spec.engines.map(workloadKey);
   const built = assemble(replica);
   if ('error' in built) {
     keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: built.error });
     result.conditions.push(readiness(req, keys));
+    result.status = { ...result.status, ...phaseStatus(req, keys) };
     readyOnlyIfServing(result, false);
     return result;
   }
@@ -128,6 +134,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   result.conditions.push(condition(ModelAccepted, accepted, accepted ? Reason.Accepted : Reason.Deploying));
   const ready = readiness(req, keys);
   result.conditions.push(ready);
+  result.status = { ...result.status, ...phaseStatus(req, keys) };
   // Ready means serving: every workload applied and available (and every other object created).
   readyOnlyIfServing(result, ready.status === 'True');
   return result;

@@ -12,8 +12,9 @@
  * - Each member's pods are pinned to that member's own pool; a claimless
  *   member (a coordinator-only leader) gets no claim template, no
  *   resourceClaims and no container claims, but is still pinned and tolerated.
- * - Only the leader serves: it alone carries the serving label, port 8000 and
- *   the readiness probe; the worker template carries only the worker
+ * - Only the leader serves: it alone carries the serving label, port 8000,
+ *   the readiness, startup and liveness probes and the preStop wait; every
+ *   pod gets the drain grace period (lifecycle.ts); the worker template carries only the worker
  *   member's own metadata (omitted when empty).
  * - The cache is mounted on both templates; `--model=/mnt/models` is added to
  *   the leader only.
@@ -21,6 +22,7 @@
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import { claimTemplates } from './claims.js';
+import { type Lifecycle, withDrain, withHealth } from './lifecycle.js';
 import { type Workload, workloadKey } from './native.js';
 import {
   claimResources,
@@ -42,7 +44,7 @@ export const GANG_ENV = [
   { name: 'MODELPLANE_RANK', value: '$(LWS_WORKER_INDEX)' },
 ] as const;
 
-function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean): JsonObject {
+function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean, lc: Lifecycle): JsonObject {
   const c = engineContainer(m);
   const container: JsonObject = { name: 'engine', image: c.image, volumeMounts: containerMounts(replica) };
   if (claims(m)) container['resources'] = claimResources();
@@ -53,12 +55,18 @@ function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean): 
   if (leader) {
     container['ports'] = [{ containerPort: ENGINE_PORT }];
     container['readinessProbe'] = healthProbe(ENGINE_PORT);
+    withHealth(container, ENGINE_PORT, lc);
   }
-  return memberPodSpec(replica, engine, m, container);
+  const spec = memberPodSpec(replica, engine, m, container);
+  withDrain(spec, lc);
+  return spec;
 }
 
-/** The LeaderWorkerSet of a Leader + Worker engine, with its claim templates. */
-export function lwsWorkload(replica: Replica, engine: Engine): Workload {
+/**
+ * The LeaderWorkerSet of a Leader + Worker engine, with its claim templates;
+ * `lc` gives the leader's probes and every pod's drain (lifecycle.ts).
+ */
+export function lwsWorkload(replica: Replica, engine: Engine, lc: Lifecycle): Workload {
   const leader = engine.members.find((m) => roleOf(m) === 'Leader') ?? engine.members[0]!;
   const worker = engine.members.find((m) => roleOf(m) === 'Worker');
   const name = childName(replica.name, engine.name);
@@ -67,11 +75,11 @@ export function lwsWorkload(replica: Replica, engine: Engine): Workload {
     [SERVING_LABEL]: replica.name,
     [LWS_ROLE_LABEL]: 'leader',
   });
-  const leaderTemplate = podTemplate(leaderMeta, podSpec(replica, engine, leader, true));
+  const leaderTemplate = podTemplate(leaderMeta, podSpec(replica, engine, leader, true, lc));
   const lwt: JsonObject = { size: 1 + (worker?.worker?.nodes ?? 1), leaderTemplate };
   if (worker) {
     const workerMeta = podMetadata(worker.template.metadata, {});
-    lwt['workerTemplate'] = podTemplate(workerMeta, podSpec(replica, engine, worker, false));
+    lwt['workerTemplate'] = podTemplate(workerMeta, podSpec(replica, engine, worker, false, lc));
   }
   const manifest: KubeObject = {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',

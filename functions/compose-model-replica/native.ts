@@ -11,6 +11,7 @@
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import { claimTemplates } from './claims.js';
+import { type Lifecycle, withDrain, withHealth } from './lifecycle.js';
 import {
   claimResources,
   claims,
@@ -46,8 +47,11 @@ export function workloadKey(engine: Engine): string {
   return `model-serving-${engine.name}`;
 }
 
-/** The Deployment of a Standalone engine, with its claim template. */
-export function nativeWorkload(replica: Replica, engine: Engine): Workload {
+/**
+ * The Deployment of a Standalone engine, with its claim template; `lc` gives
+ * its probes and drain (lifecycle.ts).
+ */
+export function nativeWorkload(replica: Replica, engine: Engine, lc: Lifecycle): Workload {
   const member = engine.members.find((m) => roleOf(m) === 'Standalone') ?? engine.members[0]!;
   const name = childName(replica.name, engine.name);
   const c = engineContainer(member);
@@ -59,12 +63,15 @@ export function nativeWorkload(replica: Replica, engine: Engine): Workload {
     volumeMounts: containerMounts(replica),
     readinessProbe: healthProbe(ENGINE_PORT),
   };
+  withHealth(container, ENGINE_PORT, lc);
   if (claims(member)) container['resources'] = claimResources();
   if (c.command !== undefined) container['command'] = [...c.command];
   if (c.env !== undefined) container['env'] = userEnv(c);
 
   const meta = podMetadata(member.template.metadata, { [SERVING_LABEL]: replica.name, [WORKLOAD_LABEL]: name });
-  const template = podTemplate(meta, memberPodSpec(replica, engine, member, container));
+  const spec = memberPodSpec(replica, engine, member, container);
+  withDrain(spec, lc);
+  const template = podTemplate(meta, spec);
   const manifest: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -12,7 +12,9 @@
  *   on port 8000 and asks the EPP on 9002, failing open.
  * - PrefillDecode: the prefill and decode serving templates (chosen by
  *   phase, not name) are labelled for llm-d; the decode engine moves to its
- *   `--port` and a `pd-sidecar` (v0.9.0) takes port 8000 in front of it; both
+ *   `--port` (its probes with it) and a `pd-sidecar` (v0.9.0, with the same
+ *   readiness, startup and liveness probes and preStop wait on 8000) takes
+ *   port 8000 in front of it; both
  *   get the NIXL side-channel env unless the user set it. Divergence: the
  *   reference also added a `nixl-shm` volume that was never mounted (every
  *   engine already mounts `/dev/shm`); we do not add the unused volume.
@@ -20,6 +22,7 @@
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { EPP_GRPC_PORT, eppName, poolName } from './epp.js';
 import type { Workload } from './native.js';
+import { type Lifecycle, withHealth } from './lifecycle.js';
 import { healthProbe } from './pod.js';
 import { ENGINE_PORT, REMOTE_NAMESPACE, type Replica, SERVING_LABEL } from './types.js';
 
@@ -103,7 +106,13 @@ function addNixlEnv(w: Workload): void {
  * are this call's fresh objects): llm-d role labels, NIXL env, and on the
  * decode side the engine on `decodePort` behind the pd-sidecar.
  */
-export function applyPrefillDecode(replica: Replica, prefill: Workload, decode: Workload, decodePort: number): void {
+export function applyPrefillDecode(
+  replica: Replica,
+  prefill: Workload,
+  decode: Workload,
+  decodePort: number,
+  lc: Lifecycle,
+): void {
   label(prefill, 'prefill', replica.name);
   label(decode, 'decode', replica.name);
   addNixlEnv(prefill);
@@ -111,11 +120,14 @@ export function applyPrefillDecode(replica: Replica, prefill: Workload, decode: 
   const engine = engineOf(decode);
   engine['ports'] = [{ containerPort: decodePort }];
   engine['readinessProbe'] = healthProbe(decodePort);
-  (decode.servingPod.spec['containers'] as JsonObject[]).push({
+  withHealth(engine, decodePort, lc);
+  const sidecar: JsonObject = {
     name: 'pd-sidecar',
     image: PD_SIDECAR_IMAGE,
     args: ['--secure-proxy=false', '--kv-connector=nixlv2', `--vllm-port=${decodePort}`],
     ports: [{ containerPort: ENGINE_PORT }],
     readinessProbe: healthProbe(ENGINE_PORT),
-  });
+  };
+  withHealth(sidecar, ENGINE_PORT, lc);
+  (decode.servingPod.spec['containers'] as JsonObject[]).push(sidecar);
 }

@@ -33,6 +33,11 @@
  *   send the API version; a composed replica endpoint's rewritePath is its
  *   URL path without the version): a Warning per endpoint, and condition
  *   `RewritePathsValid` False `RewriteRepeatsPath` (absent when none does).
+ *   with a live backend, at an address, and (APIKey) a key Secret with a key.
+ * - Auth (auth.ts): APIKey composes the forwardAuth Middleware
+ *   (`api-key-middleware`) and, for the service's own Secret, the validator's
+ *   Role and RoleBinding, and puts the key check first on the route;
+ *   `status.auth` and condition `Authenticated` say which auth applies.
  * - While a requirement is not fetched yet, nothing is said and nothing is
  *   dropped (spec/README.md item 3). When no endpoint matches, the route
  *   already composed is kept (spec/README.md item 2; the reference composed
@@ -41,6 +46,7 @@
 import {
   type ComposeRequest,
   type ComposeResult,
+  type Condition,
   condition,
   emptyResult,
   getPath,
@@ -48,6 +54,7 @@ import {
   keepObserved,
   type KubeObject,
   readRequired,
+  type Result,
   warning,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
@@ -55,6 +62,21 @@ import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
+import {
+  apiKeyFilters,
+  apiKeyMiddleware,
+  Authenticated,
+  AuthReason,
+  effectiveAuth,
+  hasKey,
+  msgAnonymous,
+  msgAPIKey,
+  msgNone,
+  msgSecretEmpty,
+  msgSecretNotFound,
+  validatorRole,
+  validatorRoleBinding,
+} from './auth.js';
 import { distribute } from './weights.js';
 
 /** Condition types, reasons and messages. */
@@ -197,6 +219,11 @@ export function compose(req: ComposeRequest): ComposeResult {
       namespace,
     };
   });
+  const gw = readRequired(req, 'inference-gateway');
+  const auth = effectiveAuth(req.composite, gw.state === 'present' ? gw.items[0] : undefined);
+  if (auth.type === 'APIKey') {
+    result.requirements['api-keys'] = { apiVersion: 'v1', kind: 'Secret', matchName: auth.secret.name, namespace: auth.secret.namespace };
+  }
   const names = Object.keys(result.requirements);
   if (names.some((n) => readRequired(req, n).state === 'pending')) {
     result.resources = keepObserved(req.observed);
@@ -204,16 +231,45 @@ export function compose(req: ComposeRequest): ComposeResult {
     return result;
   }
 
-  const gateway = readRequired(req, 'inference-gateway');
+  const gateway = gw;
   const address = gateway.state === 'present' ? getPath(gateway.items[0], 'status', 'address') : undefined;
   result.status = typeof address === 'string' && address !== '' ? { address: `http://${address}/${namespace}/${name}` } : {};
+  result.status['auth'] = auth.type;
+  // The auth condition (and any Warning) goes last, whichever way the call returns from here.
+  const authConditions: Condition[] = [];
+  const authResults: Result[] = [];
+  const finish = (): ComposeResult => {
+    result.conditions.push(...authConditions);
+    result.results.push(...authResults);
+    return result;
+  };
+  let authOk = true;
+  if (auth.type === 'APIKey') {
+    const secret = readRequired(req, 'api-keys');
+    const { namespace: sns, name: sname } = auth.secret;
+    if (secret.state !== 'present') {
+      authOk = false;
+      authConditions.push(condition(Authenticated, false, AuthReason.KeySecretNotFound, msgSecretNotFound(sns, sname)));
+      authResults.push(warning(msgSecretNotFound(sns, sname)));
+    } else if (!hasKey(secret.items[0])) {
+      authOk = false;
+      authConditions.push(condition(Authenticated, false, AuthReason.KeySecretEmpty, msgSecretEmpty(sns, sname)));
+      authResults.push(warning(msgSecretEmpty(sns, sname)));
+    } else {
+      authConditions.push(condition(Authenticated, true, AuthReason.APIKey, msgAPIKey(sns, sname, auth.from)));
+    }
+  } else if (auth.type === 'None') {
+    authConditions.push(condition(Authenticated, false, AuthReason.AnonymousByChoice, msgNone(auth.from)));
+  } else {
+    authConditions.push(condition(Authenticated, false, AuthReason.Anonymous, msgAnonymous));
+  }
 
   const grouped = group(req, namespace, entries);
   const all = grouped.flatMap((g) => g.endpoints);
   if (all.length === 0) {
     keepAndWarn(result, req.observed, { type: EndpointsResolved, reason: Reason.NoEndpoints, message: msgNoEndpoints });
     readyOnlyIfServing(result, false);
-    return result;
+    return finish();
   }
   const waiting = all.filter((ep) => backendName(ep) === undefined).length;
   result.conditions.push(condition(EndpointsResolved, true, Reason.Resolved, msgMatched(all.length, waiting)));
@@ -236,10 +292,19 @@ export function compose(req: ComposeRequest): ComposeResult {
       result.conditions.push(condition(RoutingReady, false, Reason.WaitingForGateway, msgWaitingForGateway));
     }
     readyOnlyIfServing(result, false);
-    return result;
+    return finish();
   }
   const refs = backendRefs(grouped);
   const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
+  if (auth.type === 'APIKey') {
+    // The key check comes before any backend: composed with the route, kept even while the Secret is bad (fail closed).
+    rule['filters'] = apiKeyFilters(name);
+    result.resources['api-key-middleware'] = markReady(apiKeyMiddleware(name, namespace, auth), 'api-key-middleware' in req.observed);
+    if (auth.from === 'service') {
+      result.resources['api-key-role'] = markReady(validatorRole(name, auth.secret), 'api-key-role' in req.observed);
+      result.resources['api-key-rolebinding'] = markReady(validatorRoleBinding(name, auth.secret), 'api-key-rolebinding' in req.observed);
+    }
+  }
   if (refs.length > 0) rule['backendRefs'] = refs;
   const route: KubeObject = {
     apiVersion: 'gateway.networking.k8s.io/v1',
@@ -259,6 +324,6 @@ export function compose(req: ComposeRequest): ComposeResult {
     );
   }
   // Ready means serving: a route the gateway accepted, with a live backend, at an address.
-  readyOnlyIfServing(result, routed && result.status['address'] !== undefined);
-  return result;
+  readyOnlyIfServing(result, routed && authOk && result.status['address'] !== undefined);
+  return finish();
 }

@@ -9,6 +9,7 @@
  * in the ServingStack's namespace), and `providerConfigRef {kind:
  * ProviderConfig, name: <the stack's PC>}`.
  */
+import { ENVOY_GATEWAY_NAMESPACE, MONITORING_NAMESPACE } from '../lib/serving-stack.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { type Chart, helmRelease, type ProviderConfigRef } from '../lib/objects.js';
 import type { ServingStack } from './spec.js';
@@ -73,7 +74,7 @@ function prometheusValues(): JsonObject {
         additionalScrapeConfigs: [
           {
             job_name: 'envoy-gateway-proxy',
-            kubernetes_sd_configs: [{ role: 'pod', namespaces: { names: ['envoy-gateway-system'] } }],
+            kubernetes_sd_configs: [{ role: 'pod', namespaces: { names: [ENVOY_GATEWAY_NAMESPACE] } }],
             relabel_configs: [
               {
                 source_labels: ['__meta_kubernetes_pod_label_app_kubernetes_io_component'],
@@ -119,7 +120,7 @@ export function releaseSpecs(stack: ServingStack): ReleaseSpec[] {
     {
       key: 'envoy-gateway',
       chart: { name: 'gateway-helm', repository: envoy, version: v.envoyGateway },
-      targetNamespace: 'envoy-gateway-system',
+      targetNamespace: ENVOY_GATEWAY_NAMESPACE,
       labels: { [RESOURCE_LABEL]: 'envoy-gateway' },
       values: envoyGatewayValues(),
     },
@@ -140,7 +141,7 @@ export function releaseSpecs(stack: ServingStack): ReleaseSpec[] {
         repository: 'https://prometheus-community.github.io/helm-charts',
         version: v.prometheus,
       },
-      targetNamespace: 'monitoring',
+      targetNamespace: MONITORING_NAMESPACE,
       values: prometheusValues(),
     },
     {

@@ -153,7 +153,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   if (d.replicas === 0) {
-    result.status = deploymentStatus([]);
+    result.status = deploymentStatus([], 0);
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.ready = true;
@@ -211,7 +211,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   // Status, conditions, events (model-side.md §2.4).
-  result.status = deploymentStatus(placements);
+  result.status = deploymentStatus(placements, d.replicas);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
   const kept = rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '';
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
@@ -318,7 +318,7 @@ function keep(
       return { name: o.name, candidate, ready: isReady(r) };
     })
     .sort((x, y) => (x.candidate.cluster < y.candidate.cluster ? -1 : x.candidate.cluster > y.candidate.cluster ? 1 : x.candidate.index - y.candidate.index));
-  result.status = deploymentStatus(kept);
+  result.status = deploymentStatus(kept, desired ?? kept.length);
   // With none kept the XR would otherwise be trivially Ready (no children).
   readyOnlyIfServing(result, desired !== undefined && kept.length > 0 && kept.length >= desired && kept.every((k) => k.ready));
   result.conditions.push(scheduled);

@@ -134,10 +134,19 @@ export function progressingCondition(
   return condition(TYPE_PROGRESSING, true, REASON.ReplicasUpToDate, MSG_UP_TO_DATE);
 }
 
-/** The whole XR status: replica counts and where each replica runs. */
-export function deploymentStatus(placements: readonly { name: string; candidate: Candidate; ready: boolean }[]): JsonObject {
+/**
+ * The whole XR status: replica counts, `replicas.summary` = `<ready>/<desired>`
+ * (the READY column of `kubectl get md`, as `kubectl get deployments` shows
+ * it; `desired` defaults to the placed count when spec.replicas is unreadable),
+ * and where each replica runs.
+ */
+export function deploymentStatus(
+  placements: readonly { name: string; candidate: Candidate; ready: boolean }[],
+  desired: number = placements.length,
+): JsonObject {
+  const ready = placements.filter((p) => p.ready).length;
   return {
-    replicas: { total: placements.length, ready: placements.filter((p) => p.ready).length },
+    replicas: { total: placements.length, ready, summary: `${ready}/${desired}` },
     placements: placements.map((p) => ({
       replica: p.name,
       cluster: p.candidate.cluster,

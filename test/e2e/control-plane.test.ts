@@ -93,11 +93,11 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     expect(gwh!.slice(0, 5)).toEqual(['NAME', 'GATEWAY', 'ADDRESS', 'SYNCED', 'READY']);
     expect(gwr!.slice(0, 5)).toEqual(['default', 'Traefik', '172.18.255.200', 'True', 'True']);
     const [mdh, mdr] = row(['md', '-n', 'ml-team', 'qwen-7b']);
-    expect(mdh!.slice(0, 4)).toEqual(['NAME', 'REPLICAS', 'SYNCED', 'READY']);
-    expect(mdr!.slice(0, 4)).toEqual(['qwen-7b', '1', 'True', 'True']);
+    expect(mdh!.slice(0, 5)).toEqual(['NAME', 'REPLICAS', 'COLD-START-S', 'SYNCED', 'READY']);
+    expect(mdr!.slice(0, 5)).toEqual(['qwen-7b', '1/1', expect.stringMatching(/^\d+$/), 'True', 'True']);
     const [rh, rr] = row(['modelreplicas', '-n', 'ml-team']);
-    expect(rh!.slice(0, 4)).toEqual(['NAME', 'CLUSTER', 'SYNCED', 'READY']);
-    expect(rr!.slice(1, 4)).toEqual(['vultr-demo', 'True', 'True']);
+    expect(rh!.slice(0, 6)).toEqual(['NAME', 'CLUSTER', 'PHASE', 'SINCE', 'STARTUP-S', 'SYNCED']);
+    expect([rr![1], rr![2], rr![5], rr![6]]).toEqual(['vultr-demo', 'Serving', 'True', 'True']);
     const [eh, er] = row(['modelendpoints', '-n', 'ml-team']);
     expect(eh!.slice(0, 4)).toEqual(['NAME', 'URL', 'SYNCED', 'READY']);
     expect(er![1]).toMatch(/^http:\/\/198\.51\.100\.\d+\/ml-team\/qwen-7b-[0-9a-f]{5}\/v1$/);

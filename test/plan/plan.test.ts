@@ -40,7 +40,11 @@ describe('plan examples/quickstart (the demo seeds)', () => {
   it('spreads qwen-demo over eks-eu-central and eks-us-east; eks-us-west gets none', () => {
     const [d] = report.deployments;
     expect([d?.namespace, d?.name, d?.desiredReplicas, d?.scheduledReplicas]).toEqual(['default', 'qwen-demo', 2, 2]);
-    expect(d?.replicas.map((r) => r.cluster).sort()).toEqual(['eks-eu-central', 'eks-us-east']);
+    expect(d?.replicas.map((r) => [r.cluster, r.phase]).sort()).toEqual([
+      ['eks-eu-central', 'Serving'],
+      ['eks-us-east', 'Serving'],
+    ]);
+    expect(d?.readyReplicas).toBe(2);
     expect(report.clusters.map((c) => c.pools.map((p) => p.usedNodes))).toEqual([[1], [1], [0]]);
   });
 
@@ -89,7 +93,9 @@ describe('plan ../shared/corpus/seeds/vultr (unchanged)', () => {
     expect(report.converged).toBe(true);
     expect(report.invalid).toEqual([]);
     const [d] = report.deployments;
-    expect(d?.replicas.map((r) => [r.cluster, r.engines.flatMap((e) => e.members.map((m) => m.pool))])).toEqual([['vultr-demo', ['gpu-a16']]]);
+    expect(d?.replicas.map((r) => [r.cluster, r.phase, r.engines.flatMap((e) => e.members.map((m) => m.pool))])).toEqual([
+      ['vultr-demo', 'Serving', ['gpu-a16']],
+    ]);
     expect(report.services[0]?.address).toBe('http://172.18.255.200/ml-team/qwen-7b');
   });
 });

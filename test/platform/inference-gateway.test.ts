@@ -305,3 +305,40 @@ describe('compose-inference-gateway (§13.3)', () => {
     expect(compose(req())).toStrictEqual(want);
   });
 });
+
+describe('compose-inference-gateway: spec.auth default (issue 19)', () => {
+  it('APIKey: the key validator ServiceAccount and a Role/RoleBinding on the one default key Secret', () => {
+    const xr = gatewayXR();
+    (xr['spec'] as JsonObject)['auth'] = { type: 'APIKey', apiKeys: { secretRef: { name: 'fleet-keys', namespace: NS } } };
+    const r = compose(request(xr));
+    const role = 'default-api-key-ced97';
+    expect({
+      sa: r.resources['key-validator-serviceaccount']?.resource,
+      role: r.resources['api-key-role']?.resource,
+      binding: r.resources['api-key-rolebinding']?.resource,
+    }).toStrictEqual({
+      sa: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'modelplane-key-validator', namespace: NS } },
+      role: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: role, namespace: NS },
+        rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['fleet-keys'], verbs: ['get'] }],
+      },
+      binding: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: role, namespace: NS },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'modelplane-key-validator', namespace: NS }],
+      },
+    });
+  });
+
+  it('None or no auth composes none of them', () => {
+    const xr = gatewayXR();
+    (xr['spec'] as JsonObject)['auth'] = { type: 'None' };
+    for (const x of [xr, gatewayXR()]) {
+      expect(Object.keys(compose(request(x)).resources).filter((k) => k.includes('api-key') || k.includes('validator'))).toStrictEqual([]);
+    }
+  });
+});

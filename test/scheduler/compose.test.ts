@@ -114,7 +114,7 @@ const cases: Case[] = [
     req: () => withFleet(dep(), [clusterA()]),
     want: {
       resources: { 'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63') } },
-      status: { replicas: { total: 1, ready: 0 }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
+      status: { replicas: { total: 1, ready: 0, summary: '0/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
@@ -130,7 +130,7 @@ const cases: Case[] = [
     req: () => withFleet(dep(), [clusterA()], [existing(false)], { 'replica-cluster-a-0': existing(false), 'endpoint-cluster-a-0': readyEndpoint() }),
     want: {
       resources: { 'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63') } },
-      status: { replicas: { total: 1, ready: 0 }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
+      status: { replicas: { total: 1, ready: 0, summary: '0/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
@@ -146,7 +146,7 @@ const cases: Case[] = [
     req: () => withFleet(dep(), []),
     want: {
       resources: {},
-      status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      status: { replicas: { total: 0, ready: 0, summary: '0/1' }, placements: [] },
       ready: false,
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'NoClusters' },
@@ -162,7 +162,7 @@ const cases: Case[] = [
     req: () => withFleet(dep(), [cluster('cluster-a', { pools: [pool('default', { nodes: 0 })] })]),
     want: {
       resources: {},
-      status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      status: { replicas: { total: 0, ready: 0, summary: '0/1' }, placements: [] },
       ready: false,
       conditions: [
         {
@@ -187,7 +187,7 @@ const cases: Case[] = [
         'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63'), ready: true },
         'endpoint-cluster-a-0': { resource: wantEndpoint('cluster-a', 0, 'my-model-5ab63') },
       },
-      status: { replicas: { total: 1, ready: 1 }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
+      status: { replicas: { total: 1, ready: 1, summary: '1/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
@@ -206,7 +206,7 @@ const cases: Case[] = [
         'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63'), ready: true },
         'endpoint-cluster-a-0': { resource: wantEndpoint('cluster-a', 0, 'my-model-5ab63'), ready: true },
       },
-      status: { replicas: { total: 1, ready: 1 }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
+      status: { replicas: { total: 1, ready: 1, summary: '1/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },
@@ -223,7 +223,7 @@ const cases: Case[] = [
       withFleet(dep(), [cluster('cluster-a', { ready: false, gateway: null })], [existing(false)], { 'replica-cluster-a-0': existing(false) }),
     want: {
       resources: { 'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63') } },
-      status: { replicas: { total: 1, ready: 0 }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
+      status: { replicas: { total: 1, ready: 0, summary: '0/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
@@ -239,7 +239,7 @@ const cases: Case[] = [
     req: () => withFleet(dep(), [clusterB()], [existing(true)], { 'replica-cluster-a-0': existing(true) }),
     want: {
       resources: { 'replica-cluster-b-0': { resource: wantReplica('cluster-b', 0, 'my-model-f0b76') } },
-      status: { replicas: { total: 1, ready: 0 }, placements: [placement('cluster-b', 0, 'my-model-f0b76')] },
+      status: { replicas: { total: 1, ready: 0, summary: '0/1' }, placements: [placement('cluster-b', 0, 'my-model-f0b76')] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
         { type: 'ReplicasReady', status: 'False', reason: 'ModelStarting', message: '0 of 1 ready' },
@@ -255,7 +255,7 @@ const cases: Case[] = [
     req: () => withFleet(dep({ cache: 'qwen' }), [clusterA()], [], {}, { cache: [cache()] }),
     want: {
       resources: { 'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63', { spec: { modelCacheRef: { name: 'qwen' } } }) } },
-      status: { replicas: { total: 1, ready: 0 }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
+      status: { replicas: { total: 1, ready: 0, summary: '0/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63')] },
       conditions: [
         { type: 'ModelCacheResolved', status: 'True', reason: 'ModelCacheResolved' },
         { type: 'ReplicasScheduled', status: 'False', reason: 'Scheduling' },
@@ -272,7 +272,7 @@ const cases: Case[] = [
     req: () => withFleet(dep({ cache: 'qwen', clusterSelector: { region: 'us-east' } }), [], [], {}, { cache: [cache({ tier: 'gpu' })] }),
     want: {
       resources: {},
-      status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      status: { replicas: { total: 0, ready: 0, summary: '0/1' }, placements: [] },
       ready: false,
       conditions: [
         { type: 'ModelCacheResolved', status: 'True', reason: 'ModelCacheResolved' },
@@ -289,7 +289,7 @@ const cases: Case[] = [
     req: () => withFleet(dep({ cache: 'qwen' }), [clusterA()]),
     want: {
       resources: {},
-      status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      status: { replicas: { total: 0, ready: 0, summary: '0/1' }, placements: [] },
       ready: false,
       conditions: [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheUnresolved', message: 'Waiting for ModelCache qwen' },
@@ -310,7 +310,7 @@ const cases: Case[] = [
         'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63', { spec: { modelCacheRef: { name: 'qwen' } } }), ready: true },
         'endpoint-cluster-a-0': { resource: wantEndpoint('cluster-a', 0, 'my-model-5ab63') },
       },
-      status: { replicas: { total: 1, ready: 1 }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
+      status: { replicas: { total: 1, ready: 1, summary: '1/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
       conditions: [
         { type: 'ModelCacheResolved', status: 'False', reason: 'ModelCacheNotFound', message: 'ModelCache qwen not found; holding replica placement' },
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
@@ -331,7 +331,7 @@ const cases: Case[] = [
         'replica-cluster-a-1': { resource: wantReplica('cluster-a', 1, 'my-model-609c5', { engines: [wantEngine('main', {}, null)] }) },
       },
       status: {
-        replicas: { total: 2, ready: 0 },
+        replicas: { total: 2, ready: 0, summary: '0/2' },
         placements: [placement('cluster-a', 0, 'my-model-5ab63'), placement('cluster-a', 1, 'my-model-609c5')],
       },
       conditions: [
@@ -357,7 +357,7 @@ const cases: Case[] = [
         },
       },
       status: {
-        replicas: { total: 1, ready: 0 },
+        replicas: { total: 1, ready: 0, summary: '0/1' },
         placements: [{ ...placement('cluster-a', 0, 'my-model-5ab63'), engines: [{ name: 'prefill', pool: 'default' }, { name: 'decode', pool: 'default' }] }],
       },
       conditions: [
@@ -381,7 +381,7 @@ const cases: Case[] = [
         'replica-cluster-a-0': { resource: wantReplica('cluster-a', 0, 'my-model-5ab63', { labels: { tier: 'prod', team: 'search' } }), ready: true },
         'endpoint-cluster-a-0': { resource: wantEndpoint('cluster-a', 0, 'my-model-5ab63', '10.0.0.1', { tier: 'prod', team: 'search' }) },
       },
-      status: { replicas: { total: 1, ready: 1 }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
+      status: { replicas: { total: 1, ready: 1, summary: '1/1' }, placements: [placement('cluster-a', 0, 'my-model-5ab63', true)] },
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' },
         { type: 'ReplicasReady', status: 'True', reason: 'AllReplicasReady', message: '1 of 1 ready' },

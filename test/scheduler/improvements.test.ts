@@ -48,7 +48,7 @@ const endpoint: KubeObject = {
 };
 const observed = { 'replica-cluster-a-0': running, 'endpoint-cluster-a-0': endpoint };
 const keptStatus = {
-  replicas: { total: 1, ready: 1 },
+  replicas: { total: 1, ready: 1, summary: '1/1' },
   placements: [{ replica: 'my-model-5ab63', cluster: a, index: 0, ready: true, role: 'current', engines: [{ name: 'main', pool: 'default' }] }],
 };
 const keptResources = { 'endpoint-cluster-a-0': kept(endpoint, true), 'replica-cluster-a-0': kept(running, true) };
@@ -233,7 +233,7 @@ describe('README item 6: scale to zero', () => {
       request(deployment({ replicas: 0 }), { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
     expect(out).toEqual({
       resources: {},
-      status: { replicas: { total: 0, ready: 0 }, placements: [] },
+      status: { replicas: { total: 0, ready: 0, summary: '0/0' }, placements: [] },
       ready: true,
       conditions: [
         { type: 'ReplicasScheduled', status: 'True', reason: 'ScaledToZero', message: 'spec.replicas is 0: no replicas are placed' },

@@ -94,7 +94,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
         'replica-eks-us-east-0': { resource: demoReplica('eks-us-east', 'qwen-demo-92535', 'gpu-l4') },
       },
       status: {
-        replicas: { total: 2, ready: 0 },
+        replicas: { total: 2, ready: 0, summary: '0/2' },
         placements: [placement('eks-eu-central', 'qwen-demo-d88f9', 'gpu-l40s'), placement('eks-us-east', 'qwen-demo-92535', 'gpu-l4')],
       },
       conditions: [
@@ -131,7 +131,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
         'replica-eks-us-west-0': { resource: demoReplica('eks-us-west', 'qwen-demo-7323a', 'gpu-l40s') },
       },
       status: {
-        replicas: { total: 2, ready: 1 },
+        replicas: { total: 2, ready: 1, summary: '1/2' },
         placements: [placement('eks-us-east', 'qwen-demo-92535', 'gpu-l4', true), placement('eks-us-west', 'qwen-demo-7323a', 'gpu-l40s')],
       },
       conditions: [
@@ -154,7 +154,7 @@ describe('the Vultr seed (template form) against vultr-demo', () => {
     expect(Object.keys(out.resources)).toEqual(['replica-vultr-demo-0']);
     expect(out.resources['replica-vultr-demo-0']?.resource.metadata?.name).toBe('qwen-7b-bf743');
     expect(out.status).toEqual({
-      replicas: { total: 1, ready: 0 },
+      replicas: { total: 1, ready: 0, summary: '0/1' },
       placements: [{ replica: 'qwen-7b-bf743', cluster: 'vultr-demo', index: 0, ready: false, role: 'current', engines: [{ name: 'qwen-7b', pool: 'gpu-a16' }] }],
     });
     expect(getDeviceRequests(out.resources['replica-vultr-demo-0']!.resource)).toEqual([

@@ -44,7 +44,20 @@ describe('printer columns resolve to declared fields', () => {
     const cols = ((mc['spec'] as JsonObject)['versions'] as JsonObject[])[0]!['additionalPrinterColumns'] as JsonObject[];
     expect(cols.map((c) => [c['name'], c['jsonPath']])).toEqual([
       ['SOURCE', '.spec.huggingFace.repo'],
-      ['READY', '.status.summary.ready'],
+      ['STAGED', '.status.summary.ready'],
     ]);
+  });
+});
+
+describe('no XRD column shadows the ones Crossplane adds', () => {
+  it('no column is named SYNCED, READY, COMPOSITION or AGE (Crossplane appends those to every XR)', () => {
+    const shadowing = xrds.flatMap(([name, xrd]) =>
+      ((xrd['spec'] as JsonObject)['versions'] as JsonObject[]).flatMap((v) =>
+        ((v['additionalPrinterColumns'] ?? []) as JsonObject[])
+          .filter((c) => ['SYNCED', 'READY', 'COMPOSITION', 'AGE'].includes(String(c['name'])))
+          .map((c) => `${name} ${String(c['name'])}`),
+      ),
+    );
+    expect(shadowing).toEqual([]);
   });
 });

@@ -23,6 +23,8 @@ const MODELS: Record<string, string> = {
   'v1 PersistentVolumeClaim': 'V1PersistentVolumeClaim',
   'v1 Secret': 'V1Secret',
   'batch/v1 Job': 'V1Job',
+  'policy/v1 PodDisruptionBudget': 'V1PodDisruptionBudget',
+  'networking.k8s.io/v1 NetworkPolicy': 'V1NetworkPolicy',
 };
 
 interface Attribute {

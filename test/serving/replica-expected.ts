@@ -16,6 +16,71 @@ export const probe = (port: number) => ({
   periodSeconds: 10,
   timeoutSeconds: 5,
 });
+/** The startup probe of a 30-minute budget (10 s × 180), issue 19. */
+export const startup = (port: number, failureThreshold = 180) => ({
+  httpGet: { path: '/health', port },
+  periodSeconds: 10,
+  timeoutSeconds: 5,
+  failureThreshold,
+});
+export const liveness = (port: number) => ({ httpGet: { path: '/health', port }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 });
+/** Every probe and the preStop wait of a serving container on `port` (defaults: 30m, drain 60 → wait 10). */
+export const health = (port: number, o: { failureThreshold?: number; preStop?: number } = {}) => ({
+  readinessProbe: probe(port),
+  startupProbe: startup(port, o.failureThreshold),
+  livenessProbe: liveness(port),
+  ...(o.preStop === 0 ? {} : { lifecycle: { preStop: { sleep: { seconds: o.preStop ?? 10 } } } }),
+});
+/** The PodDisruptionBudget of a Deployment (`workload`) or LeaderWorkerSet (`lws`). */
+export function budget(name: string, minAvailable: number, kind: 'workload' | 'lws' = 'workload'): KubeObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      minAvailable,
+      selector: { matchLabels: kind === 'lws' ? { 'leaderworkerset.sigs.k8s.io/name': name } : { 'modelplane.ai/workload': name } },
+    },
+  };
+}
+/** The pod selector of a Deployment (`workload`) or LeaderWorkerSet (`lws`) by name. */
+const pods = (name: string, kind: 'workload' | 'lws') =>
+  kind === 'lws' ? { 'leaderworkerset.sigs.k8s.io/name': name } : { 'modelplane.ai/workload': name };
+/** The NetworkPolicy of workload `self` of `replica` whose workloads are `peers` (issue 19). */
+export function netpol(replica: string, self: [string, 'workload' | 'lws'], peers: [string, 'workload' | 'lws'][] = [self]): KubeObject {
+  const port = [{ protocol: 'TCP', port: 8000 }];
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: self[0], namespace: 'default' },
+    spec: {
+      podSelector: { matchLabels: pods(...self) },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: peers.map((p) => ({ podSelector: { matchLabels: pods(...p) } })) },
+        { from: [{ podSelector: { matchLabels: { app: `${replica}-epp` } } }], ports: port },
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } },
+              podSelector: { matchLabels: { 'app.kubernetes.io/component': 'proxy' } },
+            },
+          ],
+          ports: port,
+        },
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+              podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+            },
+          ],
+          ports: port,
+        },
+      ],
+    },
+  };
+}
 export const SHM_VOLUME = { name: 'dshm', emptyDir: { medium: 'Memory' } };
 export const SHM_MOUNT = { name: 'dshm', mountPath: '/dev/shm' };
 export const CACHE_MOUNT = { name: 'model-cache', mountPath: '/mnt/models' };
@@ -72,8 +137,9 @@ export function claimTemplate(
 }
 
 /** A pod spec: containers, volumes, pool pin, claim (when `claim`), toleration. */
-export function podSpec(o: { containers: JsonObject[]; pool?: string; claim?: string; volumes?: JsonObject[] }): JsonObject {
+export function podSpec(o: { containers: JsonObject[]; pool?: string; claim?: string; volumes?: JsonObject[]; grace?: number }): JsonObject {
   return {
+    terminationGracePeriodSeconds: o.grace ?? 60,
     containers: o.containers,
     volumes: o.volumes ?? [SHM_VOLUME],
     nodeSelector: { 'modelplane.ai/pool': o.pool ?? 'frontier' },
@@ -90,7 +156,7 @@ export function nativeContainer(o: { image?: string; args?: string[]; claims?: b
     args: o.args ?? [],
     ports: [{ containerPort: 8000 }],
     volumeMounts: o.mounts ?? [SHM_MOUNT],
-    readinessProbe: probe(8000),
+    ...health(8000),
     ...(o.claims === false ? {} : { resources: { claims: [{ name: 'devices' }] } }),
     ...(o.extra ?? {}),
   };

@@ -14,7 +14,9 @@ import {
   leaderWorkerSet,
   obj,
   podSpec,
-  probe,
+  budget,
+  netpol,
+  health,
   routing,
   SHM_MOUNT,
   SHM_VOLUME,
@@ -57,7 +59,7 @@ function gangContainer(o: {
     ...(o.command ? { command: o.command } : {}),
     ...(o.args ? { args: o.args } : {}),
     env: [...GANG_ENV, ...(o.env ?? [])],
-    ...(o.leader ? { ports: [{ containerPort: 8000 }], readinessProbe: probe(8000) } : {}),
+    ...(o.leader ? { ports: [{ containerPort: 8000 }], ...health(8000) } : {}),
   };
 }
 
@@ -103,6 +105,8 @@ const cases: Case[] = [
         ),
         'resource-claim-main-leader': obj(claimTemplate(LEADER_CLAIM, [{ name: 'gpu', count: 8 }]), 'created'),
         'resource-claim-main-worker': obj(claimTemplate(WORKER_CLAIM, [{ name: 'gpu', count: 8 }]), 'created'),
+        'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
+        'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
       },
       conditions: deploying,
@@ -137,6 +141,8 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-main-worker': obj(claimTemplate(WORKER_CLAIM, [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-main': obj(budget(LWS, 4, 'lws'), 'created'),
+        'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(8)),
       },
       conditions: deploying,
@@ -170,6 +176,8 @@ const cases: Case[] = [
         ),
         'resource-claim-main-leader': obj(claimTemplate(LEADER_CLAIM, [{ name: 'gpu' }]), 'created'),
         'resource-claim-main-worker': obj(claimTemplate(WORKER_CLAIM, [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
+        'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
       },
       conditions: deploying,
@@ -204,6 +212,8 @@ const cases: Case[] = [
         ),
         'resource-claim-main-leader': obj(claimTemplate(LEADER_CLAIM, [{ name: 'gpu' }]), 'created'),
         'resource-claim-main-worker': obj(claimTemplate(WORKER_CLAIM, [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
+        'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
       },
       conditions: deploying,
@@ -215,6 +225,7 @@ const cases: Case[] = [
 
 describe('compose-model-replica: llm-d backend (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });

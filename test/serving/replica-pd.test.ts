@@ -18,11 +18,22 @@ import {
   obj,
   pdConfig,
   podSpec,
-  probe,
+  budget,
+  netpol,
+  health,
   routing,
   SHM_MOUNT,
 } from './replica-expected.js';
 
+/** The workloads of the two PrefillDecode replicas, each the other's gang peer in its NetworkPolicy. */
+const AB: [string, 'workload' | 'lws'][] = [
+  ['r-alpha-b36ce', 'workload'],
+  ['r-beta-52d85', 'workload'],
+];
+const PD: [string, 'workload' | 'lws'][] = [
+  ['r-prefill-d90b0', 'workload'],
+  ['r-decode-4b27b', 'lws'],
+];
 const cluster = { cluster: [inferenceCluster('cluster-a')] };
 const requirements = {
   cluster: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', matchName: 'cluster-a' },
@@ -38,7 +49,7 @@ const sidecar = (port: number): JsonObject => ({
   image: 'ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.9.0',
   args: ['--secure-proxy=false', '--kv-connector=nixlv2', `--vllm-port=${port}`],
   ports: [{ containerPort: 8000 }],
-  readinessProbe: probe(8000),
+  ...health(8000),
 });
 const pdLabels = (role: string, workload?: string) => ({
   'modelplane.ai/serving': 'r',
@@ -97,7 +108,7 @@ const cases: Case[] = [
               containers: [
                 nativeContainer({
                   args: ['--port=9000'],
-                  extra: { ports: [{ containerPort: 9000 }], readinessProbe: probe(9000), env: NIXL_ENV },
+                  extra: { ports: [{ containerPort: 9000 }], ...health(9000), env: NIXL_ENV },
                 }),
                 sidecar(9000),
               ],
@@ -106,6 +117,8 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-alpha-standalone': obj(claimTemplate('r-alpha-standalone-devices-9ec1c', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-alpha': obj(budget('r-alpha-b36ce', 1), 'created'),
+        'network-policy-alpha': obj(netpol('r', ['r-alpha-b36ce', 'workload'], AB), 'created'),
         'model-serving-beta': obj(
           deployment({
             name: 'r-beta-52d85',
@@ -116,6 +129,8 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-beta-standalone': obj(claimTemplate('r-beta-standalone-devices-9d8b1', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-beta': obj(budget('r-beta-52d85', 1), 'created'),
+        'network-policy-beta': obj(netpol('r', ['r-beta-52d85', 'workload'], AB), 'created'),
         ...routing('r', 'ml-team', pdConfig(16)),
       },
       conditions: deploying,
@@ -163,6 +178,8 @@ const cases: Case[] = [
           'workload',
         ),
         'resource-claim-prefill-standalone': obj(claimTemplate('r-prefill-standalone-devices-f62af', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-prefill': obj(budget('r-prefill-d90b0', 1), 'created'),
+        'network-policy-prefill': obj(netpol('r', ['r-prefill-d90b0', 'workload'], PD), 'created'),
         'model-serving-decode': obj(
           leaderWorkerSet({
             name: 'r-decode-4b27b',
@@ -179,7 +196,7 @@ const cases: Case[] = [
                   args: ['--block-size', '32'],
                   env: [...GANG_ENV, { name: 'VLLM_NIXL_SIDE_CHANNEL_PORT', value: '6000' }, NIXL_ENV[0]!],
                   ports: [{ containerPort: 8001 }],
-                  readinessProbe: probe(8001),
+                  ...health(8001),
                 },
                 sidecar(8001),
               ],
@@ -201,6 +218,8 @@ const cases: Case[] = [
         ),
         'resource-claim-decode-leader': obj(claimTemplate('r-decode-leader-devices-d2e70', [{ name: 'gpu' }]), 'created'),
         'resource-claim-decode-worker': obj(claimTemplate('r-decode-worker-devices-08d44', [{ name: 'gpu' }]), 'created'),
+        'disruption-budget-decode': obj(budget('r-decode-4b27b', 2, 'lws'), 'created'),
+        'network-policy-decode': obj(netpol('r', ['r-decode-4b27b', 'lws'], PD), 'created'),
         ...routing('r', 'ml-team', pdConfig(32)),
       },
       conditions: deploying,
@@ -214,6 +233,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port', 'abc']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port "abc" is not a port number (1-65535); give the decode engine its own port, e.g. --port=8001`),
       requirements,
     },
@@ -224,6 +244,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port has no value; give the decode engine its own port, e.g. --port=8001`),
       requirements,
     },
@@ -234,6 +255,7 @@ const cases: Case[] = [
     req: () => request(pd(['--port=8000']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
+      status: { phase: 'Starting' },
       ...invalid(`${ARGS0}: --port 8000 is the pd-sidecar's port; give the decode engine another port, e.g. --port=8001`),
       requirements,
     },
@@ -242,7 +264,8 @@ const cases: Case[] = [
 
 describe('compose-model-replica: PrefillDecode (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });
 

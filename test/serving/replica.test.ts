@@ -18,6 +18,8 @@ import {
 } from '../builders/serving.js';
 import {
   CACHE_MOUNT,
+  budget,
+  netpol,
   cacheVolume,
   claimTemplate,
   deployment,
@@ -58,6 +60,8 @@ function standardWorkload(o: { container?: Parameters<typeof nativeContainer>[0]
       o.ready ?? false,
     ),
     'resource-claim-main-standalone': obj(claimTemplate(CLAIM, [{ name: 'gpu' }]), 'created', o.ready ?? false),
+    'disruption-budget-main': obj(budget(W, 1), 'created', o.ready ?? false),
+    'network-policy-main': obj(netpol('test-replica', [W, 'workload']), 'created', o.ready ?? false),
   };
 }
 
@@ -153,10 +157,13 @@ const cases: Case[] = [
           'model-serving-main': observedObject({ manifest: true, ready: true }),
           'model-route': observedObject(),
           'resource-claim-main-standalone': observedObject(),
+          'disruption-budget-main': observedObject(),
+          'network-policy-main': observedObject(),
           epp: observedObject({ manifest: true, ready: true }),
         },
       }),
     want: {
+      status: { phase: 'Serving' },
       resources: {
         ...standardWorkload({ ready: true }),
         ...routing('test-replica', 'ml-team', unifiedConfig(16), ['model-route', 'epp']),
@@ -178,6 +185,7 @@ const cases: Case[] = [
         observed: { 'model-serving-main': observedObject({ manifest: true, ready: false }), epp: observedObject({ ready: false }) },
       }),
     want: {
+      status: { phase: 'Starting' },
       resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)) },
       conditions: [
         { type: 'ModelAccepted', status: 'True', reason: 'Accepted' },
@@ -292,6 +300,8 @@ const cases: Case[] = [
           ]),
           'created',
         ),
+        'disruption-budget-main': obj(budget(W, 1), 'created'),
+        'network-policy-main': obj(netpol('test-replica', [W, 'workload']), 'created'),
         ...routing('test-replica', 'ml-team', unifiedConfig(32)),
       },
       conditions: deploying,
@@ -303,7 +313,8 @@ const cases: Case[] = [
 
 describe('compose-model-replica: native backend and inputs (model-side.md §11.6)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
+    expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });
 

@@ -74,6 +74,10 @@ describe('the Vultr seed, deployment to address', () => {
                   periodSeconds: 10,
                   timeoutSeconds: 5,
                 },
+                // The 30-minute startup budget (10 s × 180), liveness after it, and the drain wait.
+                startupProbe: { httpGet: { path: '/health', port: 8000 }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 180 },
+                livenessProbe: { httpGet: { path: '/health', port: 8000 }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+                lifecycle: { preStop: { sleep: { seconds: 10 } } },
                 resources: { claims: [{ name: 'devices' }] },
               },
             ],
@@ -81,10 +85,35 @@ describe('the Vultr seed, deployment to address', () => {
             nodeSelector: { 'modelplane.ai/pool': 'gpu-a16' },
             resourceClaims: [{ name: 'devices', resourceClaimTemplateName: 'qwen-7b-bf743-qwen-7b-standalone-devices-8376d' }],
             tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+            terminationGracePeriodSeconds: 60,
           },
         },
       },
     });
+    expect(manifest(result.resources['disruption-budget-qwen-7b']!.resource)).toStrictEqual({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'qwen-7b-bf743-qwen-7b-a7b89', namespace: 'default' },
+      spec: { minAvailable: 1, selector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } },
+    });
+    const policy = manifest(result.resources['network-policy-qwen-7b']!.resource) as unknown as { spec: { podSelector: unknown; ingress: { from: unknown[] }[] } };
+    expect(policy.spec.podSelector).toStrictEqual({ matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } });
+    expect(policy.spec.ingress.map((r) => r.from)).toStrictEqual([
+      [{ podSelector: { matchLabels: { 'modelplane.ai/workload': 'qwen-7b-bf743-qwen-7b-a7b89' } } }],
+      [{ podSelector: { matchLabels: { app: 'qwen-7b-bf743-epp' } } }],
+      [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'envoy-gateway-system' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/component': 'proxy' } },
+        },
+      ],
+      [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        },
+      ],
+    ]);
     expect(manifest(result.resources['resource-claim-qwen-7b-standalone']!.resource)).toStrictEqual({
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceClaimTemplate',
@@ -115,6 +144,6 @@ describe('the Vultr seed, deployment to address', () => {
     const published = composeService(
       request(service, { required: { 'inference-gateway': [inferenceGateway('172.18.255.200')], 'endpoints-0': [live] } }),
     );
-    expect(published.status).toStrictEqual({ address: 'http://172.18.255.200/ml-team/qwen-7b' });
+    expect(published.status).toStrictEqual({ address: 'http://172.18.255.200/ml-team/qwen-7b', auth: 'Anonymous' });
   });
 });

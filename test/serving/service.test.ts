@@ -45,6 +45,8 @@ const route = (refs: JsonObject[], namespace = NS, name = 'test-service'): KubeO
   },
 });
 
+const ANONYMOUS =
+  'anonymous: neither spec.auth nor the InferenceGateway default sets auth, so anyone who reaches the gateway is served; set spec.auth.type APIKey, or None to serve anonymously on purpose';
 const resolved = (message: string) => ({ type: 'EndpointsResolved', status: 'True', reason: 'Resolved', message }) as const;
 const configuring = { type: 'RoutingReady', status: 'False', reason: 'Configuring' } as const;
 const address = { address: 'http://34.55.100.10/ml-team/test-service' };
@@ -432,7 +434,10 @@ const cases: Case[] = [
 
 describe('compose-model-service (model-side.md §11.7)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    // Cases without auth anywhere: once the status is written it says Anonymous, and the condition says why, last.
+    const anonymous = { type: 'Authenticated', status: 'False', reason: 'Anonymous', message: ANONYMOUS };
+    const expected = want.status === undefined ? want : { ...want, status: { ...want.status, auth: 'Anonymous' }, conditions: [...want.conditions, anonymous] };
+    expect(compose(req())).toStrictEqual(expected);
   });
 });
 

@@ -14,6 +14,49 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/** The Secret holding the keys; its values never appear in status, events or logs. */
+export interface InferenceGatewayAuthApiKeysSecretRef {
+  /** Constraints: minLength 1. */
+  name: string;
+}
+
+/** zod schema of {@link InferenceGatewayAuthApiKeysSecretRef}. */
+export const InferenceGatewayAuthApiKeysSecretRefSchema = z.strictObject({
+  name: z.string().min(1),
+});
+
+export interface InferenceGatewayAuthApiKeys {
+  /** The Secret holding the keys; its values never appear in status, events or logs. */
+  secretRef: InferenceGatewayAuthApiKeysSecretRef;
+}
+
+/** zod schema of {@link InferenceGatewayAuthApiKeys}. */
+export const InferenceGatewayAuthApiKeysSchema = z.strictObject({
+  secretRef: InferenceGatewayAuthApiKeysSecretRefSchema,
+});
+
+/**
+ * Who may call. The default for every ModelService without its own spec.auth. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
+ * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
+ * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
+ */
+export interface InferenceGatewayAuth {
+  type: 'APIKey' | 'None';
+  apiKeys?: InferenceGatewayAuthApiKeys;
+  /**
+   * Where Traefik's forwardAuth asks whether a key is valid (the key validator); omitted means http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080.
+   * Constraints: pattern ^https?://[^/]+$.
+   */
+  validatorURL?: string;
+}
+
+/** zod schema of {@link InferenceGatewayAuth}. */
+export const InferenceGatewayAuthSchema = z.strictObject({
+  type: z.enum(['APIKey', 'None']),
+  apiKeys: InferenceGatewayAuthApiKeysSchema.optional(),
+  validatorURL: z.string().regex(new RegExp('^https?://[^/]+$')).optional(),
+});
+
 export interface InferenceGatewayTraefikMetallb {
   /** MetalLB address range, e.g. "172.18.255.200-172.18.255.250". */
   addressPool: string;
@@ -97,6 +140,12 @@ export const InferenceGatewayCrossplaneSchema = z.strictObject({
 export interface InferenceGatewaySpec {
   /** The gateway implementation. */
   backend: 'Traefik';
+  /**
+   * Who may call. The default for every ModelService without its own spec.auth. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
+   * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
+   * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
+   */
+  auth?: InferenceGatewayAuth;
   /** Rule: `!has(self.loadBalancer) || self.loadBalancer != 'MetalLB' || has(self.metallb)` (spec.traefik.metallb is required when spec.traefik.loadBalancer is MetalLB.) */
   traefik?: InferenceGatewayTraefik;
   /** Configures how Crossplane will reconcile this composite resource */
@@ -106,6 +155,7 @@ export interface InferenceGatewaySpec {
 /** zod schema of {@link InferenceGatewaySpec}. */
 export const InferenceGatewaySpecSchema = z.strictObject({
   backend: z.enum(['Traefik']),
+  auth: InferenceGatewayAuthSchema.optional(),
   traefik: InferenceGatewayTraefikSchema.optional(),
   crossplane: InferenceGatewayCrossplaneSchema.optional(),
 });

@@ -87,12 +87,24 @@ export interface ModelDeploymentTemplateSpecServing {
    * Constraints: maxLength 32, pattern ^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$.
    */
   readyWithin?: string;
+  /**
+   * How long an engine may take to start (pull, download, compile, load the model) before it is restarted, as a duration (`90s`, `45m`, `1h30m`). Every engine container gets a startupProbe on its health endpoint whose budget (periodSeconds 10 x failureThreshold) covers it; liveness starts only after it. Omitted means 30m.
+   * Constraints: minLength 2, maxLength 16, pattern ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$.
+   */
+  startupTimeout?: string;
+  /**
+   * Seconds an engine pod is given to finish in-flight requests when it is stopped (its terminationGracePeriodSeconds); the first seconds of it (at most 10) are a preStop wait so the gateway stops routing to the pod before the engine is told to exit. Omitted means 60.
+   * Constraints: minimum 0, maximum 3600.
+   */
+  drainSeconds?: number;
 }
 
 /** zod schema of {@link ModelDeploymentTemplateSpecServing}. */
 export const ModelDeploymentTemplateSpecServingSchema = z.strictObject({
   mode: z.enum(['Unified', 'PrefillDecode']).default('Unified'),
   readyWithin: z.string().max(32).regex(new RegExp('^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$')).optional(),
+  startupTimeout: z.string().min(2).max(16).regex(new RegExp('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$')).optional(),
+  drainSeconds: z.number().int().min(0).max(3600).optional(),
 });
 
 /**
@@ -511,12 +523,15 @@ export interface ModelDeploymentStatusReplicas {
   total?: number;
   /** Placed replicas whose ModelReplica is Ready. */
   ready?: number;
+  /** Ready replicas of those desired, `<ready>/<spec.replicas>` (`2/3`). */
+  summary?: string;
 }
 
 /** zod schema of {@link ModelDeploymentStatusReplicas}. */
 export const ModelDeploymentStatusReplicasSchema = z.strictObject({
   total: z.number().int().optional(),
   ready: z.number().int().optional(),
+  summary: z.string().optional(),
 });
 
 export interface ModelDeploymentStatusPlacementEngine {

@@ -28,11 +28,23 @@ export const ModelReplicaModelCacheRefSchema = z.strictObject({
 export interface ModelReplicaServing {
   /** @default "Unified" */
   mode: 'Unified' | 'PrefillDecode';
+  /**
+   * How long an engine may take to start (pull, download, compile, load the model) before it is restarted, as a duration (`90s`, `45m`, `1h30m`). Every engine container gets a startupProbe on its health endpoint whose budget (periodSeconds 10 x failureThreshold) covers it; liveness starts only after it. Omitted means 30m.
+   * Constraints: minLength 2, maxLength 16, pattern ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$.
+   */
+  startupTimeout?: string;
+  /**
+   * Seconds an engine pod is given to finish in-flight requests when it is stopped (its terminationGracePeriodSeconds); the first seconds of it (at most 10) are a preStop wait so the gateway stops routing to the pod before the engine is told to exit. Omitted means 60.
+   * Constraints: minimum 0, maximum 3600.
+   */
+  drainSeconds?: number;
 }
 
 /** zod schema of {@link ModelReplicaServing}. */
 export const ModelReplicaServingSchema = z.strictObject({
   mode: z.enum(['Unified', 'PrefillDecode']).default('Unified'),
+  startupTimeout: z.string().min(2).max(16).regex(new RegExp('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$')).optional(),
+  drainSeconds: z.number().int().min(0).max(3600).optional(),
 });
 
 /** Constraints: minProperties 1. */
@@ -405,6 +417,13 @@ export const ModelReplicaStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface ModelReplicaStatus {
+  /** Pending (composed, no workload observed on the cluster yet), Starting (the workload exists but is not available: pulling the image or loading the model), Serving (every workload available), Degraded (was Serving, now not). */
+  phase?: 'Pending' | 'Starting' | 'Serving' | 'Degraded';
+  /**
+   * When the replica entered its phase, from the observed workloads' timestamps.
+   * Constraints: format date-time.
+   */
+  phaseSince?: string;
   /** How long the engine workloads took to become available, from the observed Deployment or LeaderWorkerSet on the cluster (observed timestamps only). Absent until a workload has been created. */
   startup?: ModelReplicaStatusStartup;
   /**
@@ -418,6 +437,8 @@ export interface ModelReplicaStatus {
 
 /** zod schema of {@link ModelReplicaStatus}. */
 export const ModelReplicaStatusSchema = z.strictObject({
+  phase: z.enum(['Pending', 'Starting', 'Serving', 'Degraded']).optional(),
+  phaseSince: z.string().optional(),
   startup: ModelReplicaStatusStartupSchema.optional(),
   conditions: z.array(ModelReplicaStatusConditionSchema).optional(),
   crossplane: ModelReplicaStatusCrossplaneSchema.optional(),

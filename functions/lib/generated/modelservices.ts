@@ -42,6 +42,43 @@ export const ModelServiceEndpointSchema = z.strictObject({
   selector: ModelServiceEndpointSelectorSchema,
 });
 
+/** The Secret holding the keys; its values never appear in status, events or logs. */
+export interface ModelServiceAuthApiKeysSecretRef {
+  /** Constraints: minLength 1. */
+  name: string;
+}
+
+/** zod schema of {@link ModelServiceAuthApiKeysSecretRef}. */
+export const ModelServiceAuthApiKeysSecretRefSchema = z.strictObject({
+  name: z.string().min(1),
+});
+
+export interface ModelServiceAuthApiKeys {
+  /** The Secret holding the keys; its values never appear in status, events or logs. */
+  secretRef: ModelServiceAuthApiKeysSecretRef;
+}
+
+/** zod schema of {@link ModelServiceAuthApiKeys}. */
+export const ModelServiceAuthApiKeysSchema = z.strictObject({
+  secretRef: ModelServiceAuthApiKeysSecretRefSchema,
+});
+
+/**
+ * Who may call. Overrides the InferenceGateway's spec.auth for this service. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
+ * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
+ * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
+ */
+export interface ModelServiceAuth {
+  type: 'APIKey' | 'None';
+  apiKeys?: ModelServiceAuthApiKeys;
+}
+
+/** zod schema of {@link ModelServiceAuth}. */
+export const ModelServiceAuthSchema = z.strictObject({
+  type: z.enum(['APIKey', 'None']),
+  apiKeys: ModelServiceAuthApiKeysSchema.optional(),
+});
+
 export interface ModelServiceCrossplaneCompositionRef {
   name: string;
 }
@@ -99,6 +136,12 @@ export interface ModelServiceSpec {
    * Constraints: minItems 1.
    */
   endpoints: ModelServiceEndpoint[];
+  /**
+   * Who may call. Overrides the InferenceGateway's spec.auth for this service. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
+   * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
+   * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
+   */
+  auth?: ModelServiceAuth;
   /** Configures how Crossplane will reconcile this composite resource */
   crossplane?: ModelServiceCrossplane;
 }
@@ -106,6 +149,7 @@ export interface ModelServiceSpec {
 /** zod schema of {@link ModelServiceSpec}. */
 export const ModelServiceSpecSchema = z.strictObject({
   endpoints: z.array(ModelServiceEndpointSchema).min(1),
+  auth: ModelServiceAuthSchema.optional(),
   crossplane: ModelServiceCrossplaneSchema.optional(),
 });
 
@@ -153,6 +197,8 @@ export const ModelServiceStatusCrossplaneSchema = z.strictObject({
 export interface ModelServiceStatus {
   /** The service's URL, http://<gateway address>/<namespace>/<name>. */
   address?: string;
+  /** How the service is called: APIKey (a key from the Secret is required), None (anonymous by choice) or Anonymous (no auth here nor on the InferenceGateway: anyone who reaches it). */
+  auth?: 'APIKey' | 'None' | 'Anonymous';
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -165,6 +211,7 @@ export interface ModelServiceStatus {
 /** zod schema of {@link ModelServiceStatus}. */
 export const ModelServiceStatusSchema = z.strictObject({
   address: z.string().optional(),
+  auth: z.enum(['APIKey', 'None', 'Anonymous']).optional(),
   conditions: z.array(ModelServiceStatusConditionSchema).optional(),
   crossplane: ModelServiceStatusCrossplaneSchema.optional(),
 });

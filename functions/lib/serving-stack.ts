@@ -1,0 +1,17 @@
+/**
+ * Where the serving stack (compose-serving-stack, platform-side.md §8) puts the
+ * pieces other functions address on a workload cluster: shared so that a
+ * NetworkPolicy of compose-model-replica names the namespaces the stack
+ * actually installs into instead of guessing them.
+ */
+
+/** Envoy Gateway's namespace; it runs the inference Gateway's proxy pods there too. */
+export const ENVOY_GATEWAY_NAMESPACE = 'envoy-gateway-system';
+/** Pod label of Envoy Gateway's proxy pods (the one the stack's Prometheus scrape config keeps). */
+export const ENVOY_PROXY_POD_LABELS = { 'app.kubernetes.io/component': 'proxy' } as const;
+/** kube-prometheus-stack's namespace. */
+export const MONITORING_NAMESPACE = 'monitoring';
+/** Pod label the Prometheus operator puts on the Prometheus server pods. */
+export const PROMETHEUS_POD_LABELS = { 'app.kubernetes.io/name': 'prometheus' } as const;
+/** Label every namespace carries with its own name (Kubernetes ≥ 1.22, NamespaceDefaultLabelName). */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';

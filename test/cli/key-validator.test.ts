@@ -1,0 +1,58 @@
+/**
+ * The key validator (cli/key-validator.ts) on loopback: the answers Traefik's
+ * forwardAuth gets for no key, a wrong key, a right key, an unknown Secret.
+ */
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerMatches, secretKeySource, startKeyValidator, UNAUTHORIZED_BODY } from '../../cli/key-validator.js';
+
+const KEY = 'sk-test-right';
+const secrets: Record<string, Record<string, string>> = {
+  'ml-team/keys': { a: Buffer.from(`${KEY}\n`).toString('base64'), b: Buffer.from('sk-other').toString('base64') },
+  'ml-team/empty': {},
+};
+const source = secretKeySource(async (path) => {
+  const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
+  const data = m ? secrets[`${m[1]}/${m[2]}`] : undefined;
+  return data ? { status: 200, body: JSON.stringify({ data }) } : { status: 404, body: '{}' };
+});
+
+let base = '';
+let close: () => void = () => {};
+beforeAll(async () => {
+  const server = await startKeyValidator(source);
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close());
+
+const ask = async (path: string, authorization?: string) => {
+  const r = await fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
+  return { status: r.status, body: await r.text(), www: r.headers.get('www-authenticate') };
+};
+
+describe('key validator', () => {
+  it('no key → 401 with the Bearer challenge and an OpenAI-style error', async () => {
+    expect(await ask('/ml-team/keys')).toStrictEqual({ status: 401, body: UNAUTHORIZED_BODY, www: 'Bearer realm="modelplane"' });
+  });
+  it('a wrong key → 401', async () => {
+    expect((await ask('/ml-team/keys', 'Bearer sk-wrong')).status).toBe(401);
+  });
+  it('the right key (either of the Secret’s values) → 200', async () => {
+    expect((await ask('/ml-team/keys', `Bearer ${KEY}`)).status).toBe(200);
+    expect((await ask('/ml-team/keys', 'Bearer sk-other')).status).toBe(200);
+  });
+  it('Basic credentials, an unknown or empty Secret, a bad path → 401 (fail closed)', async () => {
+    expect((await ask('/ml-team/keys', `Basic ${Buffer.from(`u:${KEY}`).toString('base64')}`)).status).toBe(401);
+    expect((await ask('/ml-team/missing', `Bearer ${KEY}`)).status).toBe(401);
+    expect((await ask('/ml-team/empty', `Bearer ${KEY}`)).status).toBe(401);
+    expect((await ask('/keys', `Bearer ${KEY}`)).status).toBe(401);
+  });
+  it('bearerMatches: exact token only', () => {
+    expect(bearerMatches(`Bearer ${KEY}`, [KEY])).toBe(true);
+    expect(bearerMatches(`bearer ${KEY}`, [KEY])).toBe(true);
+    expect(bearerMatches(`Bearer ${KEY}x`, [KEY])).toBe(false);
+    expect(bearerMatches(`Bearer ${KEY}`, [''])).toBe(false);
+    expect(bearerMatches(undefined, [KEY])).toBe(false);
+  });
+});
