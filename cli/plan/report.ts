@@ -349,6 +349,13 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
 }
 
 const SYSTEM_CONDITIONS = new Set(['Ready', 'Synced', 'Responsive', 'Healthy', 'UpToDate']);
+/**
+ * False conditions that describe a choice, not a fault: a ModelService
+ * serving anonymously because neither it nor the gateway sets `auth`
+ * (`Authenticated` False `Anonymous`) serves as asked; the condition says so
+ * on the object, and the plan does not fail on it.
+ */
+const ADVISORY = new Set(['Authenticated/Anonymous']);
 /** Kinds that must be Ready for a clean plan (exit 0). */
 const MUST_BE_READY = new Set(['InferenceCluster', 'InferenceGateway', 'ModelService']);
 /** Kinds whose False conditions are listed as problems. */
@@ -362,7 +369,8 @@ const CONDITION_KINDS = new Set(['InferenceCluster', 'InferenceGateway', 'ModelS
  * message; each False condition on a cluster, gateway, service or endpoint
  * (`InferenceCluster eks-us-east: ClusterReady ClassNotFound: …`); and each
  * cluster, gateway or service that is not Ready without a False condition
- * saying why (`ModelService default/qwen: not Ready: Creating: …`). Within a
+ * saying why (`ModelService default/qwen: not Ready: Creating: …`); the
+ * ADVISORY conditions (anonymous serving) are not problems. Within a
  * group, sorted by kind then namespace/name.
  */
 export function planProblems(result: PlanResult, deployments: readonly DeploymentReport[], opts: ReportOptions = {}): string[] {
@@ -391,6 +399,7 @@ export function planProblems(result: PlanResult, deployments: readonly Deploymen
     let said = false;
     for (const c of arr(obj(o['status'])['conditions'])) {
       if (SYSTEM_CONDITIONS.has(String(c['type'])) || c['status'] !== 'False') continue;
+      if (ADVISORY.has(`${String(c['type'])}/${String(c['reason'] ?? '')}`)) continue;
       if (opts.allowPartial && c['type'] === 'ReplicasScheduled') continue;
       out.push(`${o.kind} ${name}: ${String(c['type'])} ${String(c['reason'] ?? '')}${c['message'] ? `: ${String(c['message'])}` : ''}`);
       said = true;

@@ -50,10 +50,10 @@ import {
   type ResourceSelector,
   warning,
 } from '../lib/function.js';
-import { type ModelCacheSpec, ModelCacheSpecSchema } from '../lib/generated/modelcaches.js';
+import { type ModelCache, type ModelCacheSpec, parseModelCache } from '../lib/generated/modelcaches.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
+import { readComposite } from '../lib/xr.js';
 import { type CacheCluster, classify, latchedReady, type Phase, phaseOf } from './clusters.js';
 import { authSecret, type CacheSource, hydrateJob, pvc } from './resources.js';
 
@@ -104,23 +104,27 @@ interface ClusterStatus {
   message?: string;
 }
 
+/** Keeps the observed children of cluster `name` (its PVC, token Secret and hydrate Job) as they are. */
+function keepCluster(result: ComposeResult, req: ComposeRequest, name: string): void {
+  for (const key of [`pvc-${name}`, `auth-${name}`, `hydrate-${name}`]) {
+    const seen = req.observed[key];
+    if (seen) Object.assign(result.resources, keepObserved({ [key]: seen }));
+  }
+}
+
 /** Composes a ModelCache. */
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
-  const namespace = req.composite.metadata?.namespace ?? '';
-  const name = req.composite.metadata?.name ?? '';
-  // Only the spec is read: status is ours and Crossplane's, never a reason to stop.
-  const parsed = ModelCacheSpecSchema.safeParse(req.composite['spec']);
-  if (!parsed.success) {
-    keepAndWarn(result, req.observed, {
-      type: ArtifactReady,
-      reason: Reason.InvalidSpec,
-      message: `Invalid ModelCache spec: ${formatZodIssues('spec', parsed.error)}`,
-    });
+  // Read through the generated parser (metadata and spec; status is ours and Crossplane's, never a reason to stop).
+  const read = readComposite<ModelCache>(req.composite, parseModelCache);
+  if (!read.ok) {
+    keepAndWarn(result, req.observed, { type: ArtifactReady, reason: Reason.InvalidSpec, message: `Invalid ModelCache: ${read.problem}` });
     readyOnlyIfServing(result, false);
     return result;
   }
-  const spec = parsed.data as ModelCacheSpec;
+  const namespace = read.xr.metadata?.namespace ?? '';
+  const name = read.xr.metadata?.name ?? '';
+  const spec = read.xr.spec as ModelCacheSpec;
   const hf = spec.huggingFace;
   if (hf === undefined) {
     // The XRD's rule rejects this; a guard for objects not admitted by an API server.
@@ -157,6 +161,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   const authMissing = hf.authSecret !== undefined && Object.keys(authData).length === 0;
 
   const selected: CacheCluster[] = clusters.state === 'present' ? clusters.items.map(classify) : [];
+  // No InferenceCluster at all is more likely a fleet briefly unreadable than one torn down: keep every child.
+  if (clusters.state === 'absent') Object.assign(result.resources, keepObserved(req.observed));
   const latched = latchedReady(req.composite);
   const source: CacheSource = { name, namespace, repo: hf.repo, revision: hf.revision, sizeGiB: hf.sizeGiB };
   const statuses: ClusterStatus[] = [];
@@ -169,7 +175,9 @@ export function compose(req: ComposeRequest): ComposeResult {
       continue;
     }
     if (c.kind === 'waiting') {
+      // Not readable yet (or briefly garbage): what was composed there stays as it is.
       statuses.push({ name: c.name, phase: 'Pending', message: c.message });
+      keepCluster(result, req, c.name);
       continue;
     }
     holdable.push(c.name);

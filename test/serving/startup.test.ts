@@ -37,12 +37,12 @@ describe('ModelReplica status.startup', () => {
         observed: { 'model-serving-main': workload('2026-01-01T10:00:00Z', { at: '2026-01-01T10:06:12Z' }) },
       }),
     );
-    expect(out.status).toEqual({ startup: { startedAt: '2026-01-01T10:00:00Z', readyAt: '2026-01-01T10:06:12Z', seconds: 372 } });
+    expect(out.status?.['startup']).toEqual({ startedAt: '2026-01-01T10:00:00Z', readyAt: '2026-01-01T10:06:12Z', seconds: 372 });
   });
 
   it('no Available condition yet: startedAt only', () => {
     const out = compose(request(replica('r'), { required: cluster, observed: { 'model-serving-main': workload('2026-01-01T10:00:00Z') } }));
-    expect(out.status).toEqual({ startup: { startedAt: '2026-01-01T10:00:00Z' } });
+    expect(out.status?.['startup']).toEqual({ startedAt: '2026-01-01T10:00:00Z' });
   });
 
   it('Available=False is not ready: startedAt only', () => {
@@ -52,11 +52,11 @@ describe('ModelReplica status.startup', () => {
         observed: { 'model-serving-main': workload('2026-01-01T10:00:00Z', { at: '2026-01-01T10:01:00Z', status: 'False' }) },
       }),
     );
-    expect(out.status).toEqual({ startup: { startedAt: '2026-01-01T10:00:00Z' } });
+    expect(out.status?.['startup']).toEqual({ startedAt: '2026-01-01T10:00:00Z' });
   });
 
   it('nothing observed: no status.startup at all', () => {
-    expect(compose(request(replica('r'), { required: cluster })).status).toBeUndefined();
+    expect(compose(request(replica('r'), { required: cluster })).status?.['startup']).toBeUndefined();
   });
 
   it('two engines (prefill/decode): earliest creation to the last Available, only once both are Available', () => {

@@ -18,11 +18,17 @@ const ObjectMetaSchema = z.looseObject({
 export interface InferenceGatewayAuthApiKeysSecretRef {
   /** Constraints: minLength 1. */
   name: string;
+  /**
+   * The Secret's namespace (the InferenceGateway is cluster-scoped).
+   * Constraints: minLength 1.
+   */
+  namespace: string;
 }
 
 /** zod schema of {@link InferenceGatewayAuthApiKeysSecretRef}. */
 export const InferenceGatewayAuthApiKeysSecretRefSchema = z.strictObject({
   name: z.string().min(1),
+  namespace: z.string().min(1),
 });
 
 export interface InferenceGatewayAuthApiKeys {
