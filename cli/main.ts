@@ -141,7 +141,8 @@ program
     9443,
   )
   .option('--tls-certs-dir <dir>', 'serve mTLS (tls.crt, tls.key, ca.crt) as Crossplane core dials functions, instead of insecure')
-  .action(async (names: string[], opts: { all?: boolean; basePort: number; tlsCertsDir?: string }) => {
+  .option('--detached', 'keep serving when the parent process exits (a daemon stopped by pid, as modelplane dev up runs it)')
+  .action(async (names: string[], opts: { all?: boolean; basePort: number; tlsCertsDir?: string; detached?: boolean }) => {
     try {
       const { functionFolders } = await lazy.functions();
       const { UserError } = await import('./load.js');

@@ -14,7 +14,8 @@
  *
  * One process for all (no child processes): nothing is left running when it
  * stops (SIGINT, SIGTERM or SIGHUP) or when its parent dies (checked every
- * 500 ms), and it answers as soon as the modules are loaded.
+ * 500 ms; not with `--detached`, for a daemon its starter stops by pid), and
+ * it answers as soon as the modules are loaded.
  */
 import type { Server } from '@grpc/grpc-js';
 import { type ServeFlags, startServer } from '../functions/lib/sdk.js';
@@ -75,6 +76,8 @@ export interface ServeOptions {
   tlsCertsDir?: string;
   /** Where manifests go. @default process.stdout */
   out?: NodeJS.WritableStream;
+  /** Keep serving when the parent exits (a daemon stopped by pid: `modelplane dev up` starts it so). @default false */
+  detached?: boolean;
 }
 
 /**
@@ -95,13 +98,16 @@ export async function runServe(names: string[], opts: ServeOptions): Promise<Ser
     });
   }
   // When the parent dies the process is re-parented (ppid changes): stop too, so nothing is left running.
+  // Not for a daemon (`--detached`): its starter exits on purpose and stops it by pid.
   const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) {
-      stop();
-      process.exit(0);
-    }
-  }, 500).unref();
+  if (!opts.detached) {
+    setInterval(() => {
+      if (process.ppid !== parent) {
+        stop();
+        process.exit(0);
+      }
+    }, 500).unref();
+  }
   const flags = (port: number): ServeFlags => ({
     address: `127.0.0.1:${port}`,
     insecure: opts.tlsCertsDir === undefined,

@@ -101,3 +101,39 @@ describe('modelplane serve --tls-certs-dir (Crossplane core, External package ru
     expect(err).toMatch(new RegExp(`^modelplane serve: function modelplane-function-compose-inference-class: cannot serve on 127\\.0\\.0\\.1:${port}: `, 'm'));
   }, 60_000);
 });
+
+describe('modelplane serve and its parent', () => {
+  /** Starts serve from a shell that exits at once; resolves with serve's pid once it serves. */
+  async function orphan(detached: boolean, port: number): Promise<number> {
+    const bin = join(REPO_ROOT, 'bin', 'modelplane.js');
+    const log = join(mkdtempSync(join(tmpdir(), 'serve-orphan-')), 'serve.log');
+    const flags = detached ? ' --detached' : '';
+    // The shell outlives serve's start (so serve sees it as its parent), then exits.
+    const sh = spawn('sh', ['-c', `"${process.execPath}" "${bin}" serve compose-inference-class --base-port ${port}${flags} >/dev/null 2>"${log}" & echo $!; while ! grep -q '^serving 1 function' "${log}" 2>/dev/null; do sleep 0.2; done`], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    sh.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => sh.on('exit', r));
+    return Number(out.trim());
+  }
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('stops when its parent is gone, unless --detached (a daemon stopped by pid, as dev up runs it)', async () => {
+    const base = 41_000 + Math.floor(Math.random() * 10_000);
+    const attached = await orphan(false, base);
+    const daemon = await orphan(true, base + 1);
+    await new Promise((r) => setTimeout(r, 2000));
+    const state = [alive(attached), alive(daemon)];
+    for (const pid of [attached, daemon]) if (alive(pid)) process.kill(pid, 'SIGTERM');
+    expect(state).toEqual([false, true]);
+  }, 120_000);
+});
