@@ -13,31 +13,13 @@
  * - Escaping applies to the properties of objects only; map keys
  *   (`additionalProperties`) are bound as they are.
  */
+import { KEYWORDS, RESERVED } from './parser.js';
 
-/** celReservedSymbols of escaping.go. */
-export const CEL_RESERVED_SYMBOLS: ReadonlySet<string> = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
+/**
+ * celReservedSymbols of escaping.go: the grammar's literals and operators
+ * (true, false, null, in) and its reserved words, the same sets the parser uses.
+ */
+export const CEL_RESERVED_SYMBOLS: ReadonlySet<string> = new Set([...KEYWORDS, ...RESERVED]);
 
 const ESCAPES: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
 
