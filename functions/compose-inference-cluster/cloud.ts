@@ -57,8 +57,13 @@ export interface CloudSource {
   nvidiaDriverRoot?: string;
   /** Whether the nested XR publishes `status.cache.storageClassName`. */
   hasCache: boolean;
-  /** The multi-node fabric a pool of this cloud can be on (`spec.nodePools[].fabric.type`), if any. */
-  fabric?: Exclude<Fabric, 'None'>;
+  /** The RDMA fabric a pool of this cloud can be on (`spec.nodePools[].fabric.type`), if any. */
+  fabric?: Exclude<Fabric, 'None' | 'Ethernet'>;
+  /**
+   * Whether its pools can serve multi-node gangs at all (over `fabric`, else
+   * Ethernet): false only for Vultr, which offers no GPU fabric (spec/README.md item 7).
+   */
+  multiNode: boolean;
 }
 
 /** The five provisioned sources. */
@@ -72,6 +77,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: false,
     nvidiaDriverRoot: '/home/kubernetes/bin/nvidia',
     hasCache: true,
+    multiNode: true,
   },
   EKS: {
     source: 'EKS',
@@ -81,6 +87,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: false,
     hasCache: true,
     fabric: 'EFA',
+    multiNode: true,
   },
   AKS: {
     source: 'AKS',
@@ -90,6 +97,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: false,
     hasCache: true,
     fabric: 'InfiniBand',
+    multiNode: true,
   },
   Nebius: {
     source: 'Nebius',
@@ -100,6 +108,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     keepSecretNamespace: true,
     hasCache: true,
     fabric: 'InfiniBand',
+    multiNode: true,
   },
   Vultr: {
     source: 'Vultr',
@@ -108,6 +117,7 @@ export const CLOUD_SOURCES: Readonly<Record<string, CloudSource>> = {
     key: 'vultr-cluster',
     keepSecretNamespace: false,
     hasCache: false,
+    multiNode: false,
   },
 };
 

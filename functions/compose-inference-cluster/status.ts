@@ -36,16 +36,17 @@ export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools'
  * The multi-node fabric `pool`'s nodes are on: the RDMA fabric it declares
  * when its source offers it (EKS: EFA; AKS, Nebius: InfiniBand, Nebius with
  * its fabric named; Existing: whichever it declares), else `Ethernet` (the
- * cluster network); undefined on Vultr, which offers no GPU fabric
- * (spec/README.md item 7: every class but Vultr's supports multi-node).
+ * cluster network); undefined for a cloud whose pools cannot serve
+ * multi-node (`CloudSource.multiNode` false: Vultr, spec/README.md item 7).
  */
 export function poolFabric(source: Source, pool: NodePool): Exclude<Fabric, 'None'> | undefined {
-  if (source === 'Vultr') return undefined;
+  const cloud = CLOUD_SOURCES[source];
+  if (cloud?.multiNode === false) return undefined;
   const declared = pool.fabricType === 'EFA' || pool.fabricType === 'InfiniBand' ? pool.fabricType : undefined;
   if (!declared) return 'Ethernet';
   if (source === 'Existing') return declared;
   if (source === 'Nebius' && !pool.infinibandFabric) return 'Ethernet';
-  return CLOUD_SOURCES[source]?.fabric === declared ? declared : 'Ethernet';
+  return cloud?.fabric === declared ? declared : 'Ethernet';
 }
 
 /** The published pools. */
