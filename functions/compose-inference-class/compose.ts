@@ -59,18 +59,23 @@ export function supportsMultiNode(provider: unknown): boolean {
   return provider !== 'Vultr';
 }
 
+/** Devices sorted by name, as `status.devices` publishes them. */
+function byName(devices: JsonObject[]): JsonObject[] {
+  return devices.sort((a, b) => compareStrings(String(a['name']), String(b['name'])));
+}
+
 /** Composes an InferenceClass: no resources, `Accepted`, Ready, published devices. */
 export function compose(req: ComposeRequest): ComposeResult {
   const result = emptyResult();
   // A capacity that is not a quantity first: the parser would refuse it too, but this names the value and its fix.
   const devices = getPath(req.composite, 'spec', 'devices');
-  const declared = Array.isArray(devices) ? devices.filter((d): d is JsonObject => typeof d === 'object' && d !== null && !Array.isArray(d)) : [];
-  const bad = invalidQuantities(declared);
+  // Entries that are not objects stand in as {} so each field names its real index.
+  const entries = Array.isArray(devices) ? devices.map((d): JsonObject => (typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as JsonObject) : {})) : [];
+  const bad = invalidQuantities(entries);
   if (bad.length > 0) {
+    const declared = (devices as unknown[]).filter((d): d is JsonObject => typeof d === 'object' && d !== null && !Array.isArray(d));
     result.status = {
-      devices: declared
-        .map((d): JsonObject => ({ ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 }))
-        .sort((x, y) => compareStrings(String(x['name']), String(y['name']))),
+      devices: byName(declared.map((d): JsonObject => ({ ...d, claim: d['claim'] ?? 'DRA', count: d['count'] ?? 1 }))),
       multiNode: supportsMultiNode(getPath(req.composite, 'spec', 'provisioning', 'provider')),
     };
     const messages = bad.map((q) => msgInvalidQuantity(q.field, q.value));
@@ -90,10 +95,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     return result;
   }
   const spec = read.xr.spec;
-  const published = spec.devices
-    .map((d): JsonObject => ({ ...d }))
-    .sort((a, b) => compareStrings(String(a['name']), String(b['name'])));
-  result.status = { devices: published, multiNode: supportsMultiNode(spec.provisioning?.provider) };
+  result.status = { devices: byName(spec.devices.map((d): JsonObject => ({ ...d }))), multiNode: supportsMultiNode(spec.provisioning?.provider) };
   result.ready = true;
   result.conditions.push(condition(Accepted, true, Reason.Available));
   return result;
