@@ -104,9 +104,14 @@ interface ClusterStatus {
   message?: string;
 }
 
-/** Keeps the observed children of cluster `name` (its PVC, token Secret and hydrate Job) as they are. */
+/** Desired-resource keys of cluster `name`'s children: its PVC, token Secret and hydrate Job. */
+function clusterKeys(name: string): { pvc: string; auth: string; hydrate: string } {
+  return { pvc: `pvc-${name}`, auth: `auth-${name}`, hydrate: `hydrate-${name}` };
+}
+
+/** Keeps the observed children of cluster `name` as they are. */
 function keepCluster(result: ComposeResult, req: ComposeRequest, name: string): void {
-  for (const key of [`pvc-${name}`, `auth-${name}`, `hydrate-${name}`]) {
+  for (const key of Object.values(clusterKeys(name))) {
     const seen = req.observed[key];
     if (seen) Object.assign(result.resources, keepObserved({ [key]: seen }));
   }
@@ -181,7 +186,7 @@ export function compose(req: ComposeRequest): ComposeResult {
       continue;
     }
     holdable.push(c.name);
-    const keys = { pvc: `pvc-${c.name}`, auth: `auth-${c.name}`, hydrate: `hydrate-${c.name}` };
+    const keys = clusterKeys(c.name);
     const phase = phaseOf(req.observed[keys.pvc], req.observed[keys.hydrate], latched.has(c.name));
     statuses.push(phase.message ? { name: c.name, phase: phase.phase, message: phase.message } : { name: c.name, phase: phase.phase });
     result.resources[keys.pvc] = ready(pvc(source, c.providerConfig, c.storageClass), req, keys.pvc);
@@ -228,7 +233,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     }
   }
 
-  if (holdable.length > 0 && holdable.every((c) => req.observed[`pvc-${c}`] === undefined)) {
+  if (holdable.length > 0 && holdable.every((c) => req.observed[clusterKeys(c).pvc] === undefined)) {
     result.results.push(normal(msgStaging(hf.repo, holdable)));
   }
   if (allReady && conditionStatus(req.composite, 'Ready') !== 'True') result.results.push(normal(msgStaged(counted.length)));
