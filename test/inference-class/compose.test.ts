@@ -115,7 +115,7 @@ const cases: { name: string; reason: string; spec: JsonObject; want: ComposeResu
 
 it('names the real index of a bad quantity when an entry before it is not an object', () => {
   const out = compose(request({ devices: [null, { name: 'gpu', driver: 'gpu.nvidia.com', deviceClassName: 'gpu.nvidia.com', capacity: { memory: { value: '46GB' } } }] }));
-  expect(out.conditions.map((c) => [c.reason, c.message.split(':')[0]])).toEqual([['InvalidQuantity', 'spec.devices[1].capacity[memory].value']]);
+  expect(out.conditions.map((c) => [c.reason, (c.message ?? '').split(':')[0]])).toEqual([['InvalidQuantity', 'spec.devices[1].capacity[memory].value']]);
 });
 
 describe('compose-inference-class', () => {
