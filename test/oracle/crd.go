@@ -114,6 +114,9 @@ func runCRD(c CrdCase) CrdAnswer {
 			for _, e := range errs {
 				ans.Validation = append(ans.Validation, normalize(e.Error()))
 			}
+			// The validator walks an object's properties in Go map order: the errors
+			// are a set, sorted so the same question always gets the same answer.
+			sort.Strings(ans.Validation)
 		}
 		costs = append(costs, celconfig.RuntimeCELCostBudget-remaining)
 	}
