@@ -10,6 +10,11 @@
  * records each compaction (every 5 minutes, k8s.io/apiserver
  * storage/etcd3/compact.go).
  *
+ * For each object written, what changed: the fields that differ between its
+ * value at the window's first revision and now ({@link changedFields}; JSON
+ * values only, which is how custom resources are stored; built-in kinds are
+ * protobuf and show no fields), so a churning XR names the field it churns.
+ *
  * Exit 0 when nothing but housekeeping was written, 1 otherwise. Runs inside the
  * control plane's network namespace (etcd listens on its loopback).
  */
@@ -21,15 +26,66 @@ export interface KeyWrites {
   writes: number;
 }
 
-/** `key → version` of every key in etcd (keys only; versions count modifications since creation). */
-export async function etcdVersions(endpoint = `http://127.0.0.1:${PORTS.etcdClient}`): Promise<Map<string, number>> {
-  const res = await fetch(`${endpoint}/v3/kv/range`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('\0').toString('base64'), range_end: Buffer.from('\0').toString('base64'), keys_only: true }),
-  });
+const ENDPOINT = `http://127.0.0.1:${PORTS.etcdClient}`;
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+interface RangeBody {
+  header?: { revision?: string };
+  kvs?: { key: string; version?: string; value?: string }[];
+}
+
+async function range(request: Record<string, unknown>, endpoint: string): Promise<RangeBody> {
+  const res = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify(request) });
   if (!res.ok) throw new Error(`etcd range: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { kvs?: { key: string; version?: string }[] };
-  return new Map((body.kvs ?? []).map((kv) => [Buffer.from(kv.key, 'base64').toString('utf8'), Number(kv.version ?? '0')]));
+  return (await res.json()) as RangeBody;
+}
+
+/** `key → version` of every key in etcd (keys only; versions count modifications since creation), and the store's revision. */
+export async function etcdSnapshot(endpoint = ENDPOINT): Promise<{ versions: Map<string, number>; revision: string }> {
+  const body = await range({ key: b64('\0'), range_end: b64('\0'), keys_only: true }, endpoint);
+  const versions = new Map((body.kvs ?? []).map((kv) => [Buffer.from(kv.key, 'base64').toString('utf8'), Number(kv.version ?? '0')]));
+  return { versions, revision: body.header?.revision ?? '0' };
+}
+
+/** The JSON value of `key` at `revision` (latest when omitted); undefined when absent, not JSON, or compacted away. */
+async function jsonValue(key: string, revision: string | undefined, endpoint = ENDPOINT): Promise<unknown> {
+  try {
+    const body = await range({ key: b64(key), ...(revision ? { revision } : {}) }, endpoint);
+    const value = body.kvs?.[0]?.value;
+    return value === undefined ? undefined : JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fields no controller's decision is in: written on every update. */
+const BOOKKEEPING = new Set(['metadata.resourceVersion', 'metadata.managedFields', 'metadata.generation']);
+
+/**
+ * The dotted paths whose values differ between two JSON values, sorted
+ * (`status.conditions[Synced].status`: an array of objects with a `type` or
+ * `name` is keyed by it; `lastTransitionTime` counts as a change, as it
+ * marks one). Bookkeeping fields are left out.
+ */
+export function changedFields(before: unknown, after: unknown, path = ''): string[] {
+  if (BOOKKEEPING.has(path)) return [];
+  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  const keyed = (v: unknown): Map<string, unknown> | undefined => {
+    if (!Array.isArray(v) || !v.every((x) => x && typeof x === 'object' && (typeof x.type === 'string' || typeof x.name === 'string'))) return undefined;
+    return new Map(v.map((x) => [String(x.type ?? x.name), x]));
+  };
+  const kb = keyed(before);
+  const ka = keyed(after);
+  if (kb && ka) {
+    const ids = [...new Set([...kb.keys(), ...ka.keys()])].sort();
+    return ids.flatMap((id) => changedFields(kb.get(id), ka.get(id), `${path}[${id}]`));
+  }
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => changedFields(before[k], after[k], path ? `${path}.${k}` : k));
+  }
+  return [path || '.'];
 }
 
 /** The keys written between two snapshots, most written first (a deleted key counts once). */
@@ -50,9 +106,9 @@ export function isHousekeeping(key: string): boolean {
 
 /** Watches for `seconds` and prints what was written. @returns the exit code. */
 export async function quiet(seconds: number): Promise<number> {
-  const before = await etcdVersions();
+  const { versions: before, revision } = await etcdSnapshot();
   await new Promise((r) => setTimeout(r, seconds * 1000));
-  const writes = writesBetween(before, await etcdVersions());
+  const writes = writesBetween(before, (await etcdSnapshot()).versions);
   const leases = writes.filter((w) => isHousekeeping(w.key)).reduce((n, w) => n + w.writes, 0);
   const others = writes.filter((w) => !isHousekeeping(w.key));
   if (others.length === 0) {
@@ -61,6 +117,13 @@ export async function quiet(seconds: number): Promise<number> {
   }
   const total = others.reduce((n, w) => n + w.writes, 0);
   process.stdout.write(`not quiet: ${total} write(s) to ${others.length} object(s) in ${seconds}s (${leases} lease renewals and compactions left aside)\n`);
-  for (const w of others) process.stdout.write(`  ${String(w.writes).padStart(4)}  ${w.key}\n`);
+  for (const w of others) {
+    process.stdout.write(`  ${String(w.writes).padStart(4)}  ${w.key}\n`);
+    const [then, now] = [await jsonValue(w.key, revision), await jsonValue(w.key, undefined)];
+    if (then === undefined || now === undefined) continue;
+    const fields = changedFields(then, now);
+    const shown = fields.slice(0, 8).join(', ') + (fields.length > 8 ? `, and ${fields.length - 8} more` : '');
+    process.stdout.write(`        changed: ${shown || 'nothing but bookkeeping (an update that changed no field)'}\n`);
+  }
   return 1;
 }

@@ -12,6 +12,11 @@
  *   ProviderConfigs observed", and once a resource is observed it stays
  *   composed whatever the gate says (never dropped once created).
  * - A remote resource is ready only when its observed counterpart is Ready.
+ * - The XR is Ready only when serving: every remote resource composed and
+ *   the Gateway's address published. The first pass composes only the
+ *   always-ready ProviderConfigs and Usages, which Crossplane alone would
+ *   count as Ready (crossplane.md §1.4); there the desired composite is
+ *   marked not ready (functions/lib/ready.ts readyOnlyIfServing).
  * - `status.gateway.address` is the observed Gateway's first address;
  *   otherwise the status is `{}`.
  * - An XR without name or namespace is a Fatal result (Crossplane then keeps
@@ -31,7 +36,7 @@ import {
   type KubeObject,
 } from '../lib/function.js';
 import { keepAndWarn } from '../lib/keep.js';
-import { readyAsObserved } from '../lib/ready.js';
+import { readyAsObserved, readyOnlyIfServing } from '../lib/ready.js';
 import { keepObserved } from '../lib/function.js';
 import { childName } from '../lib/names.js';
 import {
@@ -140,13 +145,21 @@ export function compose(req: ComposeRequest): ComposeResult {
   for (const [key, resource] of Object.entries(orderingUsages())) resources[key] = { resource, ready: true };
 
   const gateOpen = PC_KUBERNETES_KEY in observed && PC_HELM_KEY in observed;
+  let allComposed = true;
   for (const { key, resource, keptBy } of remoteResources(stack, pc)) {
-    if (!gateOpen && !(key in observed) && !keptBy.some((k) => k in observed)) continue;
+    if (!gateOpen && !(key in observed) && !keptBy.some((k) => k in observed)) {
+      allComposed = false;
+      continue;
+    }
     resources[key] = readyAsObserved(resource, observed[key]);
   }
   result.resources = resources;
 
   const address = getPath(observed['gateway']?.resource, 'status', 'atProvider', 'manifest', 'status', 'addresses', 0, 'value');
-  result.status = typeof address === 'string' && address !== '' ? { gateway: { address } } : {};
+  const hasAddress = typeof address === 'string' && address !== '';
+  result.status = hasAddress ? { gateway: { address } } : {};
+  // Before the gate opens only the always-ready ProviderConfigs and Usages are composed, which Crossplane
+  // would count as Ready: the stack serves only once everything is composed and its Gateway has an address.
+  readyOnlyIfServing(result, allComposed && hasAddress);
   return result;
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { admissionObjects, targetKey } from '../../cli/dev/admission.js';
 import { Pki } from '../../cli/dev/pki.js';
-import { isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
+import { changedFields, isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
 import { firstLoss, layerDocuments, writeXpkg } from '../../cli/dev/xpkg.js';
@@ -111,6 +111,23 @@ describe('dev quiet', () => {
     expect(isHousekeeping('/workload/leases/kube-system/apiserver-x')).toBe(true);
     expect(isHousekeeping('compact_rev_key')).toBe(true);
     expect(isHousekeeping('/registry/modelplane.ai/leases/x')).toBe(false);
+  });
+
+  it('names the fields an update changed, conditions by type, bookkeeping left out', () => {
+    const xr = (synced: string, rv: string, pools: unknown[]) => ({
+      metadata: { name: 'eks', resourceVersion: rv, managedFields: [{ time: rv }] },
+      status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Synced', status: synced, lastTransitionTime: synced }], gpuPools: pools },
+    });
+    const before = xr('True', '1', [{ name: 'a', nodes: 1 }]);
+    expect(changedFields(before, structuredClone(before))).toEqual([]);
+    expect(changedFields(before, { ...xr('True', '2', [{ name: 'a', nodes: 1 }]) })).toEqual([]);
+    expect(changedFields(before, xr('False', '2', [{ name: 'a', nodes: 2 }, { name: 'b', nodes: 1 }]))).toEqual([
+      'status.conditions[Synced].lastTransitionTime',
+      'status.conditions[Synced].status',
+      'status.gpuPools[a].nodes',
+      'status.gpuPools[b]',
+    ]);
+    expect(changedFields({ spec: { args: ['a'] } }, { spec: { args: ['a', 'b'] } })).toEqual(['spec.args']);
   });
 });
 

@@ -83,6 +83,10 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     await eventually('qwen-7b Ready', () => (condition(kubectlJson<Obj>(['get', 'md', '-n', 'ml-team', 'qwen-7b']), 'Ready') === 'True' ? true : undefined), {
       state: snapshot,
     });
+    // The service is Ready once the gateway accepted its route with the replica's endpoint as a live backend (a step after the replica).
+    await eventually('qwen-7b service Ready', () => (condition(kubectlJson<Obj>(['get', 'modelservice', '-n', 'ml-team', 'qwen-7b']), 'Ready') === 'True' ? true : undefined), {
+      state: snapshot,
+    });
   }, 10 * MIN);
 
   it('kubectl get shows every printer column with true values', () => {

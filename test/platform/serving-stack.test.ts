@@ -78,14 +78,19 @@ const readyObs = (keys: string[]) => {
   return Object.fromEntries(keys.map((k) => [k, observed(all[k]!, {}, [cond('Ready')])]));
 };
 const gaieKeys = Object.keys(gaieObjects());
+/** Every remote resource observed Ready, the gateway without an address. */
+const allReadyObs = () => {
+  const all = { ...releases(GKE_ROOT), ...gaieObjects(), ...gatewayObjects() };
+  return Object.fromEntries(Object.entries(all).map(([k, r]) => [k, observed(r, {}, [cond('Ready')])]));
+};
 const empty = { conditions: [], results: [], requirements: {} };
 
 const cases: Case[] = [
   {
     name: 'SS-1 first pass',
-    reason: 'only the ProviderConfigs and ordering Usages until both ProviderConfigs are observed',
+    reason: 'only the ProviderConfigs and ordering Usages until both ProviderConfigs are observed; not Ready (Crossplane would count those alone as Ready)',
     req: () => request(stackXR()),
-    want: { resources: base(), status: {}, ...empty },
+    want: { resources: base(), status: {}, ready: false, ...empty },
   },
   {
     name: 'SS-2 non-GCP identity',
@@ -104,6 +109,7 @@ const cases: Case[] = [
         type: 'NebiusServiceAccountCredentials',
       }),
       status: {},
+      ready: false,
       ...empty,
     },
   },
@@ -158,6 +164,18 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'SS-8 everything Ready with an address',
+    reason: 'every remote resource Ready and the address published: Ready is left to Crossplane (no override)',
+    req: () => request(stackXR(), { observed: { ...pcsObserved(), ...allReadyObs(), gateway: gatewayWithAddress(true) } }),
+    want: { resources: { ...base(), ...remote(Object.keys(remote())) }, status: { gateway: { address: '172.18.255.200' } }, ...empty },
+  },
+  {
+    name: 'SS-9 everything Ready, no address',
+    reason: 'a Gateway without an address serves nothing: the XR is not Ready though every composed resource is',
+    req: () => request(stackXR(), { observed: { ...pcsObserved(), ...allReadyObs(), gateway: observed(gatewayObjects().gateway, {}, [cond('Ready')]) } }),
+    want: { resources: { ...base(), ...remote(Object.keys(remote())) }, status: {}, ready: false, ...empty },
+  },
+  {
     name: 'custom gateway and versions',
     reason: 'className, listeners and chart versions propagate',
     req: () =>
@@ -198,6 +216,7 @@ const cases: Case[] = [
         secretRef: { name: 'nc', namespace: 'crossplane-system', key: 'credentials.json' },
       }),
       status: {},
+      ready: false,
       ...empty,
     },
   },
