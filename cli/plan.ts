@@ -17,7 +17,7 @@ import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
 import { buildReport } from './plan/report.js';
 import { stateAddresses } from './plan/providers.js';
-import { diffState, formatDiff, loadState, STATE_FILE } from './plan/state.js';
+import { diffState, formatDiff, loadState, type PlanState, STATE_FILE } from './plan/state.js';
 import { controllerUid, groupOf, keyOf } from './plan/store.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
@@ -70,29 +70,52 @@ export function writeComposed(dir: string, objects: readonly KubeObject[]): numb
   writeFileSync(join(dir, WRITE_MARKER), 'written by modelplane plan --write; the next --write to this directory replaces it\n');
   // The simulated addresses (status is not written), so `plan --state DIR` keeps them; no .yaml suffix, so kubectl apply -R skips it.
   writeFileSync(join(dir, STATE_FILE), `${JSON.stringify({ addresses: stateAddresses(objects) })}\n`);
-  const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
   let n = 0;
+  for (const { owner, object } of composedForApply(objects)) {
+    const folder = join(dir, `${owner.kind.toLowerCase()}-${owner.metadata?.namespace ? `${owner.metadata.namespace}-` : ''}${owner.metadata?.name ?? ''}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, fileName(object)), toYaml(object));
+    n++;
+  }
+  return n;
+}
+
+/**
+ * Every composed object (one with a controlling XR among `objects`) as
+ * `--write` writes it and `--state` reads it back: no status, uid,
+ * resourceVersion or ownerReferences (they belong to the plan's simulated
+ * cluster, not to the one you apply to), with its controlling XR.
+ */
+function composedForApply(objects: readonly KubeObject[]): { owner: KubeObject; object: KubeObject }[] {
+  const byUid = new Map(objects.map((o) => [o.metadata?.uid, o]));
+  const out: { owner: KubeObject; object: KubeObject }[] = [];
   for (const o of objects) {
     const owner = byUid.get(controllerUid(o));
     if (!owner) continue;
-    const folder = join(dir, `${owner.kind.toLowerCase()}-${owner.metadata?.namespace ? `${owner.metadata.namespace}-` : ''}${owner.metadata?.name ?? ''}`);
-    mkdirSync(folder, { recursive: true });
     const { status: _s, ...rest } = o;
     const meta = { ...(o.metadata ?? {}) };
     delete meta.uid;
     delete meta['resourceVersion'];
     delete meta['ownerReferences'];
-    writeFileSync(join(folder, fileName(o)), toYaml({ ...rest, metadata: meta }));
-    n++;
+    out.push({ owner, object: { ...rest, metadata: meta } });
   }
-  return n;
+  return out;
+}
+
+/**
+ * The `state` key of `plan -o json|yaml`, which `--state` reads back as a
+ * `--write` directory: the composed objects as `--write` writes them and
+ * the simulated addresses ({@link PlanState} in cli/plan/state.ts).
+ */
+export function planState(objects: readonly KubeObject[]): PlanState {
+  return { addresses: stateAddresses(objects), objects: composedForApply(objects).map((x) => x.object) };
 }
 
 /** Runs the command; returns the exit code. */
 export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s: string) => process.stdout.write(s) }): Promise<number> {
   const tty = process.stderr.isTTY === true;
   if (flags.diff && !flags.state) {
-    process.stderr.write('modelplane plan: --diff needs --state: the earlier --write directory or kubectl get -o yaml output to compare with\n');
+    process.stderr.write('modelplane plan: --diff needs --state: the earlier plan -o json output, --write directory or kubectl get -o yaml output to compare with\n');
     return EXIT.usage;
   }
   const state = flags.state ? loadState(flags.state) : undefined;
@@ -114,8 +137,8 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...d }, null, 2)}\n`);
     else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...d }));
     else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${formatDiff(d)}`);
-  } else if (flags.output === 'json') io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else if (flags.output === 'yaml') io.out(toYaml(report));
+  } else if (flags.output === 'json') io.out(`${JSON.stringify({ ...report, state: planState(result.store.all()) }, null, 2)}\n`);
+  else if (flags.output === 'yaml') io.out(toYaml({ ...report, state: planState(result.store.all()) }));
   else {
     io.out(
       formatText(report, {

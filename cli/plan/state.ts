@@ -1,8 +1,11 @@
 /**
  * `modelplane plan --state PATH... [--diff]`: plan against the current fleet.
  *
- * State is what an earlier `plan --write DIR` wrote, or live objects from
- * `kubectl get -o yaml` (a `List`'s items are expanded). Guarantees:
+ * State is what an earlier `plan --write DIR` wrote, the `state` key of an
+ * earlier `plan -o json` or `-o yaml` ({@link PlanState}), or live objects
+ * from `kubectl get -o yaml` (a `List`'s items are expanded). A document that
+ * is none of these is an error naming the file, never silently skipped.
+ * Guarantees:
  * - {@link observedReplicas}: every ModelReplica of the state whose
  *   `modelplane.ai/deployment` label names a ModelDeployment of the inputs is
  *   applied as that deployment's observed composed replica (controller
@@ -22,6 +25,23 @@ import { type LoadError, loadManifestsReporting } from '../load.js';
 import { stateAddresses } from './providers.js';
 import { groupOf, identityUid, keyOf } from './store.js';
 
+/** The `state` key of `plan -o json|yaml`: the composed objects as `--write` writes them, and the simulated addresses as `[owner, address]`. */
+export interface PlanState {
+  addresses: [string, string][];
+  objects: KubeObject[];
+}
+
+function isPlanState(v: unknown): v is PlanState {
+  if (!v || typeof v !== 'object') return false;
+  const s = v as Partial<PlanState>;
+  return (
+    Array.isArray(s.objects) &&
+    s.objects.every((o) => o && typeof o === 'object' && typeof o.kind === 'string') &&
+    Array.isArray(s.addresses) &&
+    s.addresses.every((a) => Array.isArray(a) && typeof a[0] === 'string' && typeof a[1] === 'string')
+  );
+}
+
 /** File `--write` adds beside the objects: the simulated addresses, which the written objects (no status) do not carry. */
 export const STATE_FILE = '.modelplane-state';
 
@@ -33,11 +53,19 @@ export const STATE_FILE = '.modelplane-state';
 export function loadState(paths: readonly string[]): { objects: KubeObject[]; errors: LoadError[]; addresses: [string, string][] } {
   const { docs, errors } = loadManifestsReporting(...paths);
   const objects: KubeObject[] = [];
-  for (const { object } of docs) {
+  const saved: [string, string][] = [];
+  for (const { object, file, line } of docs) {
+    const state = (object as { state?: unknown }).state;
     if (object.kind === 'List' && Array.isArray(object['items'])) objects.push(...(object['items'] as KubeObject[]));
     else if (typeof object.kind === 'string') objects.push(object);
+    else if (isPlanState(state)) {
+      objects.push(...state.objects);
+      saved.push(...state.addresses);
+    } else {
+      errors.push({ file, line, error: 'neither a Kubernetes object (no kind) nor the output of modelplane plan -o json|yaml (no state); give the plan output, a --write directory or kubectl get -o yaml output' });
+    }
   }
-  const addresses = stateAddresses(objects);
+  const addresses = [...stateAddresses(objects), ...saved];
   for (const p of paths) {
     const file = join(p, STATE_FILE);
     if (!statSync(p).isDirectory() || !existsSync(file)) continue;

@@ -16,7 +16,7 @@ describe('modelplane plan (command line)', () => {
     const r = await modelplane('plan', join(REPO_ROOT, '..', 'shared', 'corpus', 'seeds', 'vultr'), '--output', 'json', '--write', join(dir, 'out'));
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'problems', 'clusters', 'deployments', 'caches', 'services', 'others', 'invalid', 'resources']);
+    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'problems', 'clusters', 'deployments', 'caches', 'services', 'others', 'invalid', 'resources', 'state']);
     const [cluster] = report['clusters'] as Record<string, unknown>[];
     expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities', 'conditions']);
     const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];

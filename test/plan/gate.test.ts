@@ -4,7 +4,7 @@
  * problem list printed before the tables, and the truthful READY a cluster,
  * service or endpoint reports when it does not serve what was asked.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -166,6 +166,29 @@ describe('modelplane plan --state: plans against the current fleet', { timeout: 
     const lines = diff.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toBe('92 to create, 0 to change, 0 to delete');
     expect(lines.slice(0, -1).every((l) => l.startsWith('+ ') && l.includes('eks-ap-south'))).toBe(true);
+
+    // The same from the plan's own JSON: its `state` key is what --write wrote.
+    const json = join(out, '..', 'plan.json');
+    writeFileSync(json, first.stdout);
+    const [keptJson, sameJson, diffJson] = await Promise.all([
+      modelplane('plan', QS, extra, '--state', json, '-o', 'json'),
+      modelplane('plan', QS, '--state', json, '--diff'),
+      modelplane('plan', QS, extra, '--state', json, '--diff'),
+    ]);
+    expect(placed(keptJson)).toEqual(placed(first));
+    expect(gateways(keptJson)).toEqual(gateways(kept));
+    expect(sameJson).toEqual(same);
+    expect(diffJson.stdout).toBe(diff.stdout);
+  });
+
+  it('a --state document that is neither an object nor plan output is an error naming the file, not skipped', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mp-state-')), 'report.json');
+    writeFileSync(file, JSON.stringify({ converged: true, clusters: [] }));
+    const r = await modelplane('plan', QS, '--state', file, '--diff');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `--state: ${file}:1: neither a Kubernetes object (no kind) nor the output of modelplane plan -o json|yaml (no state); give the plan output, a --write directory or kubectl get -o yaml output`,
+    );
   });
 
   it('--diff without --state is a usage error naming the fix', async () => {
@@ -173,7 +196,7 @@ describe('modelplane plan --state: plans against the current fleet', { timeout: 
     expect(r).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'modelplane plan: --diff needs --state: the earlier --write directory or kubectl get -o yaml output to compare with\n',
+      stderr: 'modelplane plan: --diff needs --state: the earlier plan -o json output, --write directory or kubectl get -o yaml output to compare with\n',
     });
   });
 });
