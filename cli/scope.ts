@@ -8,10 +8,12 @@
  * and provider kinds we meet are listed here, and every provider's
  * `ClusterProviderConfig` is cluster-scoped (whatever its group).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
-import { loadXrds, type SchemaRegistry } from '../functions/lib/schema/index.js';
+import { loadXrds, type ParsedDocs, type SchemaRegistry } from '../functions/lib/schema/index.js';
 import { REPO_ROOT } from './functions.js';
+import { CODE_ROOT, COMPILED } from './root.js';
 import { groupOf } from './plan/store.js';
 
 const BUILTIN_CLUSTER_SCOPED = [
@@ -24,9 +26,19 @@ const BUILTIN_CLUSTER_SCOPED = [
 let cached: Set<string> | undefined;
 let registry: SchemaRegistry | undefined;
 
+/** The build's parse of apis/ (dist/yaml-docs.json, scripts/build.mjs); none when running the sources or unreadable. */
+function parsedAhead(): ParsedDocs {
+  if (!COMPILED) return {};
+  try {
+    return JSON.parse(readFileSync(join(CODE_ROOT, 'yaml-docs.json'), 'utf8')) as ParsedDocs;
+  } catch {
+    return {};
+  }
+}
+
 /** Our XRDs under apis/, converted to their CRD schemas (loaded once per process). */
 export function xrdRegistry(): SchemaRegistry {
-  registry ??= loadXrds(join(REPO_ROOT, 'apis'));
+  registry ??= loadXrds(join(REPO_ROOT, 'apis'), undefined, parsedAhead());
   return registry;
 }
 

@@ -1,5 +1,9 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type JSONSchemaProps, type Xrd, xrdToCrdSchema } from '../../functions/lib/schema/index.js';
+import { REPO_ROOT } from '../../cli/root.js';
+import { type JSONSchemaProps, loadXrds, parsedDocsKey, parseYamlDocs, type Xrd, xrdToCrdSchema, yamlFiles } from '../../functions/lib/schema/index.js';
 
 function xrd(scope: Xrd['spec']['scope'], extra: Partial<Xrd['spec']> = {}, apiVersion = 'apiextensions.crossplane.io/v2'): Xrd {
   return {
@@ -115,5 +119,31 @@ describe('xrdToCrdSchema', () => {
     xrdToCrdSchema(x);
     expect(x).toEqual(before);
     expect(() => xrdToCrdSchema(x, 'v2')).toThrow('XRD widgets.example.org has no version v2');
+  });
+});
+
+describe('loadXrds with YAML parsed ahead of time (dist/yaml-docs.json)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'xrds-'));
+  const text = 'apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: widgets.example.org\nspec:\n  group: example.org\n  names: {kind: Widget, plural: widgets}\n  scope: Cluster\n  versions:\n  - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}\n';
+  writeFileSync(join(dir, 'definition.yaml'), text);
+  const gadget = { ...(parseYamlDocs(text)[0] as Xrd) };
+  gadget.spec = { ...gadget.spec, names: { kind: 'Gadget', plural: 'gadgets' } };
+
+  it('takes a file whose text it has from the parsed documents, and parses one it has not', () => {
+    expect(loadXrds(dir, undefined, { [parsedDocsKey(text)]: [gadget] }).keys()).toEqual(['example.org/v1 Gadget']);
+    expect(loadXrds(dir, undefined, { [parsedDocsKey(`${text}# edited\n`)]: [gadget] }).keys()).toEqual(['example.org/v1 Widget']);
+    expect(loadXrds(dir).keys()).toEqual(['example.org/v1 Widget']);
+  });
+
+  it('is what scripts/build.mjs writes: every file of apis/ keyed by its text, parsed as parseYamlDocs parses it', () => {
+    const built = join(REPO_ROOT, 'dist', 'yaml-docs.json');
+    if (!existsSync(built)) return; // no build in this checkout (npm ci runs it; .ci/run builds before testing)
+    const parsed = JSON.parse(readFileSync(built, 'utf8')) as Record<string, unknown[]>;
+    const files = yamlFiles(join(REPO_ROOT, 'apis'));
+    expect(Object.keys(parsed).length).toBe(files.length);
+    for (const f of files) {
+      const t = readFileSync(f, 'utf8');
+      expect([f, parsed[parsedDocsKey(t)]]).toEqual([f, parseYamlDocs(t)]);
+    }
   });
 });

@@ -5,7 +5,7 @@
  */
 export { applyDefaults } from './defaults.js';
 export { checkRuleTyped, compileRule, lintRule, lintSchema } from './cel.js';
-export { crdKindSchemas, loadCrds, loadXrds, parseYamlDocs, SchemaRegistry, yamlFiles } from './registry.js';
+export { crdKindSchemas, loadCrds, loadXrds, type ParsedDocs, parsedDocsKey, parseYamlDocs, SchemaRegistry, yamlFiles } from './registry.js';
 export type { CrdDocument } from './registry.js';
 export { formatFieldError } from './types.js';
 export type { FieldError, JSONSchemaProps, KindSchema, ValidationRule } from './types.js';

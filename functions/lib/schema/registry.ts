@@ -8,6 +8,7 @@
  * names) and parsed only when a kind is first looked up, so pointing the
  * registry at 6.5 MiB of CRDs costs milliseconds until they are used.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -121,12 +122,28 @@ export function loadCrds(dir: string, registry = new SchemaRegistry()): SchemaRe
 }
 
 /**
- * Converts every XRD under `dir` (`<plural>/definition.yaml`, or any YAML file
- * holding a CompositeResourceDefinition) into `registry` (a new one by default).
+ * YAML parsed ahead of time: the SHA-256 (hex) of a file's text → what
+ * {@link parseYamlDocs} returns for it. `npm run build` writes ours for apis/
+ * (dist/yaml-docs.json, scripts/build.mjs): JSON.parse of it is an order of
+ * magnitude faster than parsing the XRDs' YAML on every CLI start. Keyed by
+ * content, so an edited file is never served stale: it misses and is parsed.
  */
-export function loadXrds(dir: string, registry = new SchemaRegistry()): SchemaRegistry {
+export type ParsedDocs = Readonly<Record<string, unknown[]>>;
+
+/** The key of `text` in {@link ParsedDocs}. */
+export function parsedDocsKey(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Converts every XRD under `dir` (`<plural>/definition.yaml`, or any YAML file
+ * holding a CompositeResourceDefinition) into `registry` (a new one by default),
+ * taking a file's documents from `parsed` when its text is there.
+ */
+export function loadXrds(dir: string, registry = new SchemaRegistry(), parsed: ParsedDocs = {}): SchemaRegistry {
   for (const file of yamlFiles(dir)) {
-    for (const doc of parseYamlDocs(readFileSync(file, 'utf8'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const doc of parsed[parsedDocsKey(text)] ?? parseYamlDocs(text)) {
       if (isObj(doc) && doc['kind'] === 'CompositeResourceDefinition') registry.addXrd(doc as unknown as Xrd, relative(process.cwd(), file));
     }
   }
