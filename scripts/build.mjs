@@ -7,7 +7,7 @@
 // instead of failing the install.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,9 @@ import { parseAllDocuments } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Every .yaml/.yml file under dir, recursively, sorted (as functions/lib/schema/registry.ts yamlFiles). */
+/** Every .yaml/.yml file under dir, recursively, sorted (as functions/lib/schema/registry.ts yamlFiles); none when dir does not exist (the Dockerfile builds without apis/). */
 function yamlFiles(dir) {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .sort()
     .flatMap((e) => {
