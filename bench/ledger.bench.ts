@@ -68,7 +68,7 @@ interface Fleet {
 }
 
 /** Places every deployment on its own 10 clusters (j·10 … j·10+9, mod the fleet), as the scheduler composes them. */
-function generate(): Fleet {
+export function generate(): Fleet {
   const base = Array.from({ length: CLUSTERS }, (_, i) => bare(cluster(i)));
   const empty = base.map((c) => ({ ...c, status: { ...(c['status'] as JsonObject), gpuPools: withUsage((c['status'] as JsonObject)['gpuPools'] as JsonObject[], { state: 'absent' }, c.metadata!.name!, c) } }));
   const replicas = new Map<number, Record<string, KubeObject>>();

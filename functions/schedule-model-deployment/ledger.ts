@@ -206,3 +206,51 @@ export function ledgerCapacity(
   }
   return out;
 }
+
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown, min: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min;
+
+function countedEntries(v: unknown, at: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) return `${at}: expected an array`;
+  if (v.length > 16) return `${at}: at most 16 items, got ${v.length}`;
+  for (const [i, d] of v.entries()) {
+    if (!isObj(d)) return `${at}[${i}]: expected an object`;
+    if (typeof d['name'] !== 'string') return `${at}[${i}].name: expected a string`;
+    if (!isInt(d['count'], 0)) return `${at}[${i}].count: expected an integer >= 0`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a published `gpuPools[].used` does not have the XRD's shape, as
+ * `<field path below used>: <problem>` (`.nodes: expected an integer >= 0`),
+ * or undefined. Written out rather than through the generated zod schema:
+ * every call reads every cluster's ledger, and this walk is several times
+ * cheaper (bench ledger). Unknown fields are not checked (the API server
+ * prunes them from status).
+ */
+export function ledgerProblem(used: unknown): string | undefined {
+  if (!isObj(used)) return ': expected an object';
+  if (!isInt(used['nodes'], 0)) return '.nodes: expected an integer >= 0';
+  const devices = countedEntries(used['devices'], '.devices');
+  if (devices !== undefined) return devices;
+  const holders = used['holders'];
+  if (holders === undefined) return undefined;
+  if (!Array.isArray(holders)) return '.holders: expected an array';
+  for (const [i, h] of holders.entries()) {
+    const at = `.holders[${i}]`;
+    if (!isObj(h)) return `${at}: expected an object`;
+    if (typeof h['namespace'] !== 'string') return `${at}.namespace: expected a string`;
+    if (typeof h['deployment'] !== 'string') return `${at}.deployment: expected a string`;
+    if (!Array.isArray(h['pods'])) return `${at}.pods: expected an array`;
+    for (const [k, p] of (h['pods'] as unknown[]).entries()) {
+      if (!isObj(p)) return `${at}.pods[${k}]: expected an object`;
+      if (!isInt(p['count'], 1)) return `${at}.pods[${k}].count: expected an integer >= 1`;
+      if (p['wholeNode'] !== undefined && typeof p['wholeNode'] !== 'boolean') return `${at}.pods[${k}].wholeNode: expected a boolean`;
+      const d = countedEntries(p['devices'], `${at}.pods[${k}].devices`);
+      if (d !== undefined) return d;
+    }
+  }
+  return undefined;
+}

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import { ledgerCapacity } from '../../functions/schedule-model-deployment/ledger.js';
+import { ledgerCapacity, ledgerProblem } from '../../functions/schedule-model-deployment/ledger.js';
 import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
 import { msgNoLedger } from '../../functions/schedule-model-deployment/scheduling.js';
@@ -129,7 +129,16 @@ describe('the scheduler over ledgers', () => {
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-0': ours }, required: { clusters: [garbage], 'own-replicas': [ours] } }));
     expect(out.resources).toEqual({ 'replica-cluster-a-0': { resource: (({ status: _s, ...rest }) => rest)(structuredClone(ours)), ready: true } });
     expect(out.results.map((r) => r.message)).toEqual([
-      "replica my-model-5ab63 on cluster cluster-a is kept as it is: the cluster's published state cannot be read: status.gpuPools[0].used.nodes: Invalid input: expected number, received string",
+      "replica my-model-5ab63 on cluster cluster-a is kept as it is: the cluster's published state cannot be read: status.gpuPools[0].used.nodes: expected an integer >= 0",
     ]);
+  });
+
+  it('the ledger check names the first field out of shape', () => {
+    expect(ledgerProblem({ nodes: 1, devices: [{ name: 'gpu', count: 8 }], holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 1 }] }] })).toBeUndefined();
+    expect(ledgerProblem([])).toBe(': expected an object');
+    expect(ledgerProblem({ nodes: -1 })).toBe('.nodes: expected an integer >= 0');
+    expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 0 }] }] })).toBe('.holders[0].pods[0].count: expected an integer >= 1');
+    expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 1, wholeNode: 'yes' }] }] })).toBe('.holders[0].pods[0].wholeNode: expected a boolean');
+    expect(ledgerProblem({ nodes: 0, devices: [{ name: 'gpu' }] })).toBe('.devices[0].count: expected an integer >= 0');
   });
 });
