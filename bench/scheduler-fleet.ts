@@ -5,12 +5,14 @@
  * ({@link cluster}), a Leader + Worker gang ModelDeployment whose members use
  * 3 distinct CEL selectors ({@link deployment}), the steady state of a
  * scenario ({@link steady}), a rollout in progress ({@link rolloutDeployment})
- * and its RunFunctionRequest ({@link request}).
+ * and its RunFunctionRequest ({@link request}: the clusters and the
+ * deployment's own replicas, `Scenario.replicas`; others are in the clusters'
+ * ledgers, issue 17).
  */
 import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
-import { composeWith } from '../functions/schedule-model-deployment/compose.js';
+import { composeWith, REQ_REPLICAS } from '../functions/schedule-model-deployment/compose.js';
 
 const API = 'modelplane.ai/v1alpha1';
 
@@ -53,7 +55,8 @@ export function cluster(i: number): KubeObject {
       namespace: 'modelplane-system',
       gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
       capabilities: { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: 'EFA', nodeAutoscaling: 'None', gpuStack: 'Composed' },
-      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices })),
+      // The capacity ledger as the cluster's function publishes it with nothing placed yet (issue 17).
+      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices, used: { nodes: 0, devices: [], holders: [] } })),
     },
   };
 }
@@ -120,7 +123,7 @@ export interface Scenario {
 
 /** The steady state: what the function composed on a fresh call, observed Ready. */
 export function steady(s: Scenario): Scenario {
-  const out = composeWith({ composite: s.xr, observed: {}, desired: {}, required: { clusters: s.clusters, 'all-replicas': [] }, context: {}, credentials: {} }, celMatcher);
+  const out = composeWith({ composite: s.xr, observed: {}, desired: {}, required: { clusters: s.clusters, [REQ_REPLICAS]: [] }, context: {}, credentials: {} }, celMatcher);
   const observed: Record<string, KubeObject> = {};
   const replicas: KubeObject[] = [];
   for (const [key, r] of Object.entries(out.resources)) {
@@ -140,7 +143,7 @@ export function request(s: Scenario): RunFunctionRequest {
     observed: { composite: { resource: s.xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources },
     desired: { resources: {} },
     context: {},
-    requiredResources: { clusters: items(s.clusters), 'all-replicas': items(s.replicas) },
+    requiredResources: { clusters: items(s.clusters), [REQ_REPLICAS]: items(s.replicas) },
   });
 }
 

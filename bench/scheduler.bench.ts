@@ -48,7 +48,7 @@ import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
 const FLEETS = (process.env['SCHEDULER_BENCH_FLEETS'] ?? '10,100,1000').split(',').map(Number);
 const REPLICAS = [1, 10, 100];
 
-function pct(xs: number[], p: number): number {
+export function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
@@ -75,7 +75,7 @@ function call(client: grpc.Client, bytes: Buffer): Promise<Buffer> {
   );
 }
 
-async function timeGrpc(
+export async function timeGrpc(
   client: grpc.Client,
   pid: number,
   req: RunFunctionRequest,
@@ -111,7 +111,7 @@ function timeSchedule(s: Scenario, n: number): number[] {
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 
 /** Compiles the functions with tsc into .cache/bench-dist and starts this one with node; resolves with its port. */
-function startCompiled(): Promise<{ child: ChildProcess; port: number }> {
+export function startCompiled(): Promise<{ child: ChildProcess; port: number }> {
   const out = join(REPO_ROOT, '.cache', 'bench-dist');
   execFileSync(
     process.execPath,

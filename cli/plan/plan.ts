@@ -8,6 +8,11 @@
  *   listed and skipped.
  * - Each round reconciles every XR that has a Composition, one at a time in
  *   (kind, namespace, name) order, each seeing what the ones before it wrote;
+ *   a ModelDeployment that changed its ModelReplicas is followed at once by
+ *   the InferenceClusters they are on, which publish their capacity ledger
+ *   (`status.gpuPools[].used`, issue 17) before the next deployment reads it:
+ *   plan shows the race-free outcome (live, a ledger can be a reconcile
+ *   behind; schedule-model-deployment/compose.ts);
  *   then the simulated providers make every managed resource composed in an
  *   earlier round Ready (providers.ts). A round that changes nothing is the
  *   fixed point.
@@ -242,15 +247,26 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
           return ka < kb ? -1 : ka > kb ? 1 : 0;
         })
         .map(keyOf);
-      for (const key of xrs) {
-        const xr = store.get(key);
-        if (!xr) continue; // garbage-collected earlier in this round
-        if (inputsUnchanged(store, key, read.get(key))) continue;
+      const reconcile = async (key: string, xr: KubeObject) => {
         const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
         if (outcome.inputs) read.set(key, outcome.inputs);
         else read.delete(key);
         if (outcome.error !== undefined) errors[key] = outcome.error;
         else delete errors[key];
+      };
+      for (const key of xrs) {
+        const xr = store.get(key);
+        if (!xr) continue; // garbage-collected earlier in this round
+        if (inputsUnchanged(store, key, read.get(key))) continue;
+        const before = xr.kind === 'ModelDeployment' ? replicaRevisions(store, xr) : undefined;
+        await reconcile(key, xr);
+        if (before === undefined) continue;
+        // The capacity ledger (issue 17): the clusters whose replicas this deployment changed
+        // publish their usage before the next deployment reads it.
+        for (const ck of ledgerClusters(store, before, replicaRevisions(store, xr))) {
+          const cluster = store.get(ck);
+          if (cluster && compositions.has(`${cluster.apiVersion}/${cluster.kind}`)) await reconcile(ck, cluster);
+        }
       }
       // Simulated providers: what was composed in an earlier round becomes Ready now.
       for (const o of store.all()) {
@@ -304,6 +320,32 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     if (!opts.runtime) await runtime.close();
   }
   return { converged, rounds: round, store, invalid: classified.invalid, skipped: classified.skipped, errors, inputs };
+}
+
+/** The ModelReplicas `xr` controls: store key → [revision, cluster label]. */
+function replicaRevisions(store: ObjectStore, xr: KubeObject): Map<string, [number | undefined, string]> {
+  const out = new Map<string, [number | undefined, string]>();
+  const uid = xr.metadata?.uid;
+  for (const o of uid ? store.controlledBy(uid) : []) {
+    if (o.kind !== 'ModelReplica') continue;
+    out.set(keyOf(o), [store.modRevision(keyOf(o)), o.metadata?.labels?.['modelplane.ai/cluster'] ?? '']);
+  }
+  return out;
+}
+
+/**
+ * Store keys of the InferenceClusters (sorted) whose ModelReplicas changed
+ * between `before` and `after`: created, changed or deleted ones' cluster label.
+ */
+function ledgerClusters(store: ObjectStore, before: Map<string, [number | undefined, string]>, after: Map<string, [number | undefined, string]>): string[] {
+  const names = new Set<string>();
+  for (const [k, [rev, cluster]] of after) if (before.get(k)?.[0] !== rev) names.add(cluster);
+  for (const [k, [, cluster]] of before) if (!after.has(k)) names.add(cluster);
+  names.delete('');
+  return [...names]
+    .sort()
+    .map((n) => keyOf({ apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster', metadata: { name: n } }))
+    .filter((k) => store.get(k) !== undefined);
 }
 
 /** A provider writes a managed resource's connection details to the Secret it names. */

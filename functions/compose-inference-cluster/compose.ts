@@ -11,6 +11,9 @@
  * Guarantees (spec/README.md items 2, 3 and 7 win over the reference):
  * - The replica guard ClusterUsage exists while any ModelReplica is labelled
  *   for this cluster; before replicas are fetched, an existing guard is kept.
+ * - The capacity ledger: every published pool carries `used`, what the
+ *   replicas placed here hold (usage.ts); the fleet scheduler charges other
+ *   deployments from it (spec/README.md item 17).
  * - Classes not fetched yet: hold. Every observed child is kept, the status
  *   already published is republished unchanged, `ClusterReady` False
  *   `WaitingForClasses` and a Normal result say which classes (sorted).
@@ -35,6 +38,7 @@ import {
   emptyResult,
   fatal,
   getPath,
+  type JsonObject,
   normal,
   readRequired,
   warning,
@@ -44,6 +48,7 @@ import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './back
 import { CLOUD_SOURCES } from './cloud.js';
 import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
 import { composeProvisioned } from './provisioned.js';
+import { withUsage } from './usage.js';
 import { type InferenceClass, readInferenceClass, readInferenceCluster } from './spec.js';
 import { type ClusterProblem, echoStatus } from './status.js';
 
@@ -141,6 +146,9 @@ export function compose(req: ComposeRequest): ComposeResult {
   result.resources = outcome.resources;
   if (guard) result.resources[KEY_REPLICA_GUARD] = guard;
   if (outcome.status) result.status = outcome.status;
+  // The capacity ledger (usage.ts): what the replicas placed here hold, per pool.
+  const pools = result.status?.['gpuPools'];
+  if (result.status && Array.isArray(pools)) result.status['gpuPools'] = withUsage(pools as JsonObject[], replicas, name, req.composite);
   result.conditions = outcome.conditions;
   result.results = outcome.results;
   // A cluster whose ClusterReady is False is not Ready, so the scheduler (which places only on Ready clusters) gives it no new replicas.

@@ -27,8 +27,11 @@
  *   ledger as it was.
  * Units: devices (per device entry of the class) and nodes.
  *
- * Issue 17 moves the ledger into InferenceCluster status; this module is the
- * one place the accounting lives, so that move replaces only {@link buildCapacity}'s input.
+ * Issue 17 publishes the ledger in InferenceCluster status (ledger.ts): the
+ * scheduler charges other deployments from it with this module's
+ * {@link PoolCapacity}; {@link buildCapacity} (every replica of the fleet) is
+ * kept for `modelplane plan`'s report and as the reference the ledger is
+ * tested against (test/scheduler/ledger.test.ts).
  */
 import type { FleetCluster, ObservedReplica, Pool } from './model.js';
 

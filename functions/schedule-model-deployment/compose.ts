@@ -1,13 +1,34 @@
 /**
  * schedule-model-deployment: the fleet scheduler's function core. Reads a
- * ModelDeployment, the InferenceClusters it may use and every ModelReplica,
- * places the replicas (scheduling.ts) and composes one ModelReplica per
- * placed replica and one ModelEndpoint per Ready one (model-side.md §2).
+ * ModelDeployment, the InferenceClusters it may use (with their published
+ * capacity ledgers) and its own ModelReplicas, places the replicas
+ * (scheduling.ts) and composes one ModelReplica per placed replica and one
+ * ModelEndpoint per Ready one (model-side.md §2).
  *
  * Guarantees:
  * - Requirements are declared on every call: `cache` (the ModelCache, when
  *   referenced), `clusters` (InferenceClusters matching the deployment's and
- *   the cache's cluster selectors) and `all-replicas` (every ModelReplica).
+ *   the cache's cluster selectors) and `own-replicas` (the ModelReplicas
+ *   labelled modelplane.ai/deployment=<name> in the XR's namespace). The
+ *   request grows with the clusters and this deployment's replicas, not with
+ *   the fleet's replicas (spec/README.md item 17).
+ * - Other deployments are charged from the clusters' ledgers
+ *   (`status.gpuPools[].used`, ledger.ts), published by each
+ *   InferenceCluster's function from the replicas placed on it; our own
+ *   replicas replace our entry there, so nothing is counted twice and a
+ *   replica we placed that the cluster has not seen yet still counts.
+ *   Freshness: what others hold is one cluster reconcile behind (the
+ *   cluster publishes what it read on its last reconcile, and Crossplane
+ *   does not re-run us when it changes). This is safe for the same reason
+ *   reading every replica was: two deployments reconciled from one snapshot
+ *   could always both take the last free device; the workload cluster's own
+ *   scheduler is the final arbiter (the pod that does not fit stays Pending
+ *   and the replica not Ready, never overcommitted hardware), and the next
+ *   reconcile sees the corrected ledger. A cluster that has not published its
+ *   ledger yet (a pool without `used`) is treated conservatively: it takes
+ *   no new replica (refused "capacity of pool <p> not published yet"), and
+ *   ours on it stay as they are. A ledger the XRD's schema rejects makes the
+ *   cluster's status unreadable: ours there are held, with a Warning.
  * - Three outcomes: done; not yet (a requirement not fetched yet: ask, keep
  *   what exists, say nothing alarming); invalid input (a condition and a
  *   Warning naming the field). On every path that is not "done", the observed
@@ -64,7 +85,7 @@ import {
 } from '../lib/function.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
-import { readFleet, readReplica, readReplicas } from './fleet.js';
+import { LABEL_DEPLOYMENT, readFleet, readReplica, readReplicas } from './fleet.js';
 import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
 import { coldStart } from './coldstart.js';
@@ -102,7 +123,7 @@ export function msgUnreadableReplica(replica: string, r: { field: string; proble
 /** Requirement names. */
 export const REQ_CACHE = 'cache';
 export const REQ_CLUSTERS = 'clusters';
-export const REQ_REPLICAS = 'all-replicas';
+export const REQ_REPLICAS = 'own-replicas';
 
 /** Most selector errors listed in one InvalidNodeSelector message. */
 const MAX_SELECTOR_ERRORS = 3;
@@ -146,7 +167,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const compiled = compileEngines(d.engines, matcher);
   if (!compiled.ok) {
     const message = msgInvalidSelectors(compiled.errors);
-    declareFleet(result, clusterLabels);
+    declareFleet(result, clusterLabels, d);
     const out = keep(req, result, condition(TYPE_SCHEDULED, false, REASON.InvalidNodeSelector, message), warning(message));
     out.ready = false;
     return out;
@@ -160,10 +181,10 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     return result;
   }
 
-  declareFleet(result, clusterLabels);
+  declareFleet(result, clusterLabels, d);
   const clusters = readRequired(req, REQ_CLUSTERS);
-  const all = readRequired(req, REQ_REPLICAS);
-  if (clusters.state === 'pending' || all.state === 'pending') {
+  const own = readRequired(req, REQ_REPLICAS);
+  if (clusters.state === 'pending' || own.state === 'pending') {
     return keep(req, result, condition(TYPE_SCHEDULED, false, REASON.Scheduling, MSG_WAITING_FLEET), undefined, d.replicas);
   }
   if (clusters.state === 'absent') {
@@ -171,7 +192,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   const fleet = readFleet(clusters.items);
-  const replicas = readReplicas(withObserved(all.state === 'present' ? all.items : [], req, d));
+  const replicas = readReplicas(withObserved(own.state === 'present' ? own.items : [], req, d));
   const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
@@ -257,16 +278,16 @@ function asRunning(obj: KubeObject): KubeObject {
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata, spec: structuredClone(obj['spec'] ?? {}) };
 }
 
-/** Declares the `clusters` and `all-replicas` requirements. */
-function declareFleet(result: ComposeResult, labels: Record<string, string> | undefined): void {
+/** Declares the `clusters` and `own-replicas` requirements. */
+function declareFleet(result: ComposeResult, labels: Record<string, string> | undefined, d: DeploymentSpec): void {
   const clusters: ResourceSelector = { apiVersion: API_VERSION, kind: 'InferenceCluster' };
   if (labels !== undefined) clusters.matchLabels = labels;
   result.requirements[REQ_CLUSTERS] = clusters;
-  result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica' };
+  result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica', matchLabels: { [LABEL_DEPLOYMENT]: d.name }, namespace: d.namespace };
 }
 
 /**
- * The `all-replicas` items plus our observed composed ModelReplicas missing
+ * The `own-replicas` items plus our observed composed ModelReplicas missing
  * from them (a replica we composed is ours even if a list lags behind).
  */
 function withObserved(items: readonly KubeObject[], req: ComposeRequest, d: DeploymentSpec): KubeObject[] {

@@ -28,6 +28,7 @@ import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/funct
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
+import { ledgerProblem, readLedger } from './ledger.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
@@ -63,11 +64,7 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
     .map(({ obj, name }): FleetCluster => {
       const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
       const clusterFabric = isMultiNodeFabric(fabric);
-      const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p): Pool => {
-        const devices = arr(p['devices']) as unknown as PoolDevice[];
-        const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-        return { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
-      });
+      const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p) => readPool(p, clusterFabric));
       const taints = arr(getPath(obj, 'spec', 'taints'))
         .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
         .map((t): Taint => {
@@ -83,20 +80,42 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
   return { clusters };
 }
 
+/**
+ * Reads one published pool (`status.gpuPools[]`), leniently; `clusterFabric`
+ * is whether the cluster's capabilities offer a multi-node fabric. Its
+ * capacity ledger (`used`, ledger.ts) is read when published.
+ */
+export function readPool(p: JsonObject, clusterFabric: boolean): Pool {
+  const devices = arr(p['devices']) as unknown as PoolDevice[];
+  const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
+  const pool: Pool = { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
+  const used = readLedger(p['used'], devices);
+  if (used !== undefined) pool.used = used;
+  return pool;
+}
+
 const READ_STATUS = z.looseObject({
-  gpuPools: z.array(InferenceClusterStatusGpuPoolSchema).optional(),
+  // The ledger (`used`) is checked by ledgerProblem: the same shape, several times cheaper than zod's walk.
+  gpuPools: z.array(InferenceClusterStatusGpuPoolSchema.extend({ used: z.unknown().optional() })).optional(),
   gateway: InferenceClusterStatusGatewaySchema.optional(),
 });
 
 /**
  * Why the published status cannot be read, or undefined: the fields the
- * scheduler reads (`status.gpuPools`, `status.gateway`) checked against the
- * XRD's schema of them; no status yet is readable (it publishes nothing).
+ * scheduler reads (`status.gpuPools` with their ledgers, `status.gateway`)
+ * checked against the XRD's schema of them; no status yet is readable (it
+ * publishes nothing).
  */
 function unreadableStatus(status: unknown): string | undefined {
   if (status === undefined) return undefined;
   const parsed = READ_STATUS.safeParse(status);
-  return parsed.success ? undefined : formatZodIssues('status', parsed.error);
+  if (!parsed.success) return formatZodIssues('status', parsed.error);
+  for (const [i, p] of (parsed.data.gpuPools ?? []).entries()) {
+    if (p.used === undefined) continue;
+    const problem = ledgerProblem(p.used);
+    if (problem !== undefined) return `status.gpuPools[${i}].used${problem}`;
+  }
+  return undefined;
 }
 
 /** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */

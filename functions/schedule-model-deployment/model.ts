@@ -87,6 +87,25 @@ export interface Pool {
   devices: PoolDevice[];
   /** `gpuPools[].exclusive`: a pod claiming any device takes a whole node (capacity.ts). */
   exclusive: boolean;
+  /**
+   * The capacity ledger the cluster published (`gpuPools[].used`, ledger.ts):
+   * what every deployment's replicas hold here. Undefined when not published yet.
+   */
+  used?: PoolLedger;
+}
+
+/** A pool's published capacity ledger, read into charges (ledger.ts). */
+export interface PoolLedger {
+  /** By owning deployment, sorted by (namespace, deployment). */
+  holders: LedgerHolder[];
+}
+
+/** One deployment's holding in a pool: its claiming pods in charge order. */
+export interface LedgerHolder {
+  namespace: string;
+  deployment: string;
+  /** Runs of identical pods in charge order: `count` pods, each claiming `devices` ([index in the pool's devices, count]) on one node, or a whole node. */
+  runs: { count: number; devices: (readonly [number, number])[]; whole: boolean }[];
 }
 
 /** An InferenceCluster as the scheduler sees it. */

@@ -18,9 +18,10 @@
  *   4. retire (make before break, issue 16): retiring replicas are kept while
  *      the current spec has fewer than `replicas - maxUnavailable` Ready
  *      replicas, Ready ones first; the rest go;
- *   5. build the capacity (capacity.ts): free devices per node of every pool
- *      after every replica that holds some (other deployments', and ours
- *      that stay, retiring ones included);
+ *   5. build the capacity (capacity.ts, ledger.ts): free devices per node of
+ *      every pool after every replica that holds some: other deployments'
+ *      as the cluster publishes them (`status.gpuPools[].used`), ours that
+ *      stay (retiring ones included) from our own replicas, in our slot;
  *   6. fill: the missing replicas, at most `replicas + maxSurge` in all, one
  *      at a time, each on the eligible cluster with the fewest current
  *      replicas of this deployment (spread; ties by cluster name) where the
@@ -66,9 +67,10 @@
  * call (its free capacity only shrinks), so each cluster is tried
  * O(1 + replicas placed on it) times.
  */
-import { buildCapacity, type Capacity } from './capacity.js';
+import type { Capacity } from './capacity.js';
 import type { DeploymentSpec } from './deployment.js';
 import type { Fleet } from './fleet.js';
+import { ledgerCapacity, unpublishedLedger } from './ledger.js';
 import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
@@ -80,7 +82,10 @@ import { formatTaint, untolerated } from './taints.js';
 export interface ScheduleInput {
   deployment: DeploymentSpec;
   fleet: Fleet;
-  /** ModelReplicas of every deployment in every namespace. */
+  /**
+   * This deployment's ModelReplicas (those of other deployments are ignored:
+   * they are charged from the clusters' published ledgers, ledger.ts).
+   */
   replicas: readonly ObservedReplica[];
   /** False: retain (and scale down) only; used while the ModelCache is unresolved. */
   fill: boolean;
@@ -154,7 +159,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
     // Phase 5: capacity. Charged by identity, as the reference does: a stale duplicate
     // of a kept identity still holds its devices until it is gone (conservative).
     const kept = new Set([...survivors, ...retiring].map((s) => identity(s.candidate.cluster, s.candidate.index)));
-    const capacity = buildCapacity(fleet.clusters, replicas, (r) => !owns(r) || kept.has(identity(r.clusterName, r.index)));
+    const ours = replicas.filter(owns);
+    const capacity = ledgerCapacity(fleet.clusters, ours, (r) => kept.has(identity(r.clusterName, r.index)), { namespace: d.namespace, deployment: d.name });
     // Phase 6: fill.
     placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
   }
@@ -338,11 +344,22 @@ function before(a: Entry, b: Entry): boolean {
   return a.load < b.load || (a.load === b.load && a.cluster.name < b.cluster.name);
 }
 
+/**
+ * `capacity of pool <pool> not published yet (status.gpuPools[].used)`: the
+ * cluster has not read its replicas yet, so what others hold there is
+ * unknown; it takes no new replica until it publishes (ledger.ts).
+ */
+export function msgNoLedger(pool: string): string {
+  return `capacity of pool ${pool} not published yet (status.gpuPools[].used)`;
+}
+
 /** Why a cluster cannot take any new replica before capacity is considered, or undefined. */
 function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
   if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
   if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };
   if (c.gatewayAddress === '') return { kind: ReasonKind.NoGateway, text: REASON_NO_GATEWAY };
+  const unpublished = unpublishedLedger(c);
+  if (unpublished !== undefined) return { kind: ReasonKind.NotReady, text: msgNoLedger(unpublished) };
   const taint = untolerated(c.taints, d.tolerations)[0];
   if (taint !== undefined) return { kind: ReasonKind.Taint, text: `untolerated taint ${formatTaint(taint)}` };
   return undefined;

@@ -9,6 +9,8 @@
  * the function's own matcher; `sel.*` makes the three forms the cases use.
  */
 import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
+import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
+import { REQ_REPLICAS } from '../../functions/schedule-model-deployment/compose.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
@@ -204,11 +206,46 @@ export function obs(resource: KubeObject): ObservedResource {
   return { resource: structuredClone(resource), connectionDetails: {} };
 }
 
-/** A fresh ComposeRequest; `required` keys absent stay "not fetched yet". */
-export function request(xr: KubeObject, opts: { observed?: Record<string, KubeObject>; required?: Record<string, KubeObject[]> } = {}): ComposeRequest {
+/**
+ * The clusters as their own function publishes them once it has read the
+ * replicas labelled for it: each pool with its capacity ledger
+ * (`status.gpuPools[].used`, compose-inference-cluster/usage.ts) computed from
+ * `replicas` (the fleet's). A cluster whose `gpuPools` is not a list of
+ * objects is left as it is.
+ */
+export function withLedgers(clusters: readonly KubeObject[], replicas: readonly KubeObject[]): KubeObject[] {
+  return clusters.map((c) => {
+    const status = c['status'] as JsonObject | undefined;
+    const pools = status?.['gpuPools'];
+    if (!Array.isArray(pools) || !pools.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p))) return c;
+    const name = c.metadata?.name ?? '';
+    const items = replicas.filter((r) => r.metadata?.labels?.['modelplane.ai/cluster'] === name);
+    const read = items.length > 0 ? { state: 'present' as const, items: [...items] } : { state: 'absent' as const };
+    return { ...c, status: { ...status, gpuPools: withUsage(pools as JsonObject[], read, name, c) } };
+  });
+}
+
+/**
+ * A fresh ComposeRequest; `required` keys absent stay "not fetched yet".
+ * `required['all-replicas']` is the fleet's ModelReplicas, delivered as
+ * Crossplane does since issue 17: the clusters carry the ledgers their
+ * function computes from them ({@link withLedgers}) and the scheduler's
+ * `own-replicas` requirement gets the XR's own (namespace, label
+ * modelplane.ai/deployment). `ledgers: false` leaves the clusters as given.
+ */
+export function request(
+  xr: KubeObject,
+  opts: { observed?: Record<string, KubeObject>; required?: Record<string, KubeObject[]>; ledgers?: boolean } = {},
+): ComposeRequest {
   const observed: Record<string, ObservedResource> = {};
   for (const [k, v] of Object.entries(opts.observed ?? {})) observed[k] = obs(v);
-  return structuredClone({ composite: xr, observed, desired: {}, required: opts.required ?? {}, context: {}, credentials: {} });
+  const { 'all-replicas': all, ...required } = opts.required ?? {};
+  if (all !== undefined) {
+    const ns = xr.metadata?.namespace ?? '';
+    required[REQ_REPLICAS] = all.filter((r) => (r.metadata?.namespace ?? '') === ns && r.metadata?.labels?.['modelplane.ai/deployment'] === xr.metadata?.name);
+    if (required['clusters'] !== undefined && opts.ledgers !== false) required['clusters'] = withLedgers(required['clusters'], all);
+  }
+  return structuredClone({ composite: xr, observed, desired: {}, required, context: {}, credentials: {} });
 }
 
 // ---- Expected scheduler output -----------------------------------------------------------
@@ -258,15 +295,20 @@ export type Outcome =
   | { candidates: ExpectedCandidate[]; refusals: Record<string, { kind: number; text: string }> }
   | { invalid: { path: string; error: string }[] };
 
-/** Runs `schedule()` over built objects (defaults: the default deployment, no clusters, no replicas, fill). */
+/**
+ * Runs `schedule()` over built objects (defaults: the default deployment, no
+ * clusters, no replicas, fill). `replicas` are the fleet's: the clusters
+ * publish their ledgers from them ({@link withLedgers}) unless `ledgers: false`.
+ */
 export function runSchedule(
-  opts: { deployment?: KubeObject; clusters?: KubeObject[]; replicas?: KubeObject[]; fill?: boolean; matcher?: DeviceMatcher } = {},
+  opts: { deployment?: KubeObject; clusters?: KubeObject[]; replicas?: KubeObject[]; fill?: boolean; matcher?: DeviceMatcher; ledgers?: boolean } = {},
 ): Outcome {
   const read = readDeployment(opts.deployment ?? deployment());
   if (!read.ok) throw new Error(read.errors.join('; '));
+  const clusters = opts.ledgers === false ? (opts.clusters ?? []) : withLedgers(opts.clusters ?? [], opts.replicas ?? []);
   const out = schedule({
     deployment: read.deployment,
-    fleet: readFleet(opts.clusters ?? []),
+    fleet: readFleet(clusters),
     replicas: readReplicas(opts.replicas ?? []),
     fill: opts.fill ?? true,
     matcher: opts.matcher ?? celMatcher,
@@ -287,7 +329,7 @@ export function runScheduleFull(
 ): Extract<ScheduleOutcome, { kind: 'scheduled' }> {
   const read = readDeployment(opts.deployment ?? deployment());
   if (!read.ok) throw new Error(read.errors.join('; '));
-  const out = schedule({ deployment: read.deployment, fleet: readFleet(opts.clusters ?? []), replicas: readReplicas(opts.replicas ?? []), fill: opts.fill ?? true, matcher: celMatcher });
+  const out = schedule({ deployment: read.deployment, fleet: readFleet(withLedgers(opts.clusters ?? [], opts.replicas ?? [])), replicas: readReplicas(opts.replicas ?? []), fill: opts.fill ?? true, matcher: celMatcher });
   if (out.kind === 'invalid') throw new Error('invalid selectors');
   return out;
 }

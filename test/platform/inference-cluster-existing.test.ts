@@ -36,6 +36,8 @@ const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
 const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
+/** The capacity ledger once the replicas are read and none holds a device (issue 17, usage.ts). */
+const NO_USAGE = { nodes: 0, devices: [], holders: [] };
 /** Why an Existing cluster without a cache StorageClass has none (its declared capabilities). */
 const NO_CACHE = 'spec.cluster.existing.cache.storageClassName is not set; name an RWX StorageClass of the cluster to cache models here.';
 
@@ -150,7 +152,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: { ...icl1Resources(), 'usage-replicas': { resource: guard(), ready: true } },
-      status: byoStatus([l4Pool]),
+      status: byoStatus([{ ...l4Pool, used: NO_USAGE }]),
       conditions: running,
       results: [],
       requirements,
@@ -160,7 +162,7 @@ const cases: Case[] = [
     name: 'ICL-G2 no replicas',
     reason: 'an empty replica list composes no guard',
     req: () => request(existing(), { required: { ...requiredClasses(classes.gkeL4()), 'model-replicas': [] } }),
-    want: { resources: icl1Resources(), status: byoStatus([l4Pool]), conditions: running, results: [], requirements },
+    want: { resources: icl1Resources(), status: byoStatus([{ ...l4Pool, used: NO_USAGE }]), conditions: running, results: [], requirements },
   },
   {
     name: 'ICL-G3 waiting for classes',

@@ -83,7 +83,8 @@ const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToD
 
 const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
-  'all-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica' },
+  // Issue 17: this deployment's replicas only; others are charged from the clusters' ledgers.
+  'own-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': 'my-model' }, namespace: 'ml-team' },
 };
 const CACHE_REQ = { cache: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelCache', matchName: 'qwen', namespace: 'ml-team' } };
 const cache = (labels?: Record<string, string>): KubeObject => ({

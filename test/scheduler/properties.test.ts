@@ -22,7 +22,7 @@ import { devicesPerNode } from '../../functions/schedule-model-deployment/capaci
 import type { Candidate, Pool } from '../../functions/schedule-model-deployment/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
 import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
-import { replica } from '../builders/scheduler.js';
+import { replica, withLedgers } from '../builders/scheduler.js';
 import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
 
 const CASES = 500;
@@ -45,7 +45,8 @@ function world(seed: number): World {
 }
 
 function run(w: World, clusters = w.clusters, replicas = w.replicas) {
-  const out = schedule({ deployment: w.spec, fleet: readFleet(clusters), replicas: readReplicas(replicas), fill: true, matcher: celMatcher });
+  // The clusters publish their ledgers from the fleet's replicas (issue 17); the scheduler reads ours from `replicas`.
+  const out = schedule({ deployment: w.spec, fleet: readFleet(withLedgers(clusters, replicas)), replicas: readReplicas(replicas), fill: true, matcher: celMatcher });
   if (out.kind === 'invalid') throw new Error('random deployments only use valid selectors');
   return out;
 }

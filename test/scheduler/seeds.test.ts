@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
+import { withLedgers } from '../builders/scheduler.js';
 import { repoRoot } from '../helpers/crd.js';
 
 const examples = join(repoRoot, 'examples');
@@ -24,7 +25,8 @@ const DEMO_CEL = 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("2
 const VULTR_CEL = 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("14Gi")) >= 0\n';
 const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
-  'all-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica' },
+  // Issue 17: this deployment's replicas only; others are charged from the clusters' ledgers.
+  'own-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': 'qwen-demo' }, namespace: 'default' },
 };
 const READY = { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] };
 
@@ -33,7 +35,8 @@ function request(xr: KubeObject, clusters: KubeObject[], replicas: KubeObject[] 
     composite: xr,
     observed: Object.fromEntries(Object.entries(observed).map(([k, v]) => [k, { resource: v, connectionDetails: {} }])),
     desired: {},
-    required: { clusters, 'all-replicas': replicas },
+    // The clusters as their function publishes them (with the ledgers of `replicas`), and the deployment's own replicas.
+    required: { clusters: withLedgers(clusters, replicas), 'own-replicas': replicas },
     context: {},
     credentials: {},
   });

@@ -495,6 +495,77 @@ export const InferenceClusterStatusGpuPoolDeviceSchema = z.strictObject({
   capacity: z.record(z.string(), InferenceClusterStatusGpuPoolDeviceCapacitySchema).refine((m) => Object.keys(m).length <= 32, { message: 'must have at most 32 properties' }).optional(),
 });
 
+export interface InferenceClusterStatusGpuPoolUsedDevice {
+  name: string;
+  /** Constraints: minimum 0. */
+  count: number;
+}
+
+/** zod schema of {@link InferenceClusterStatusGpuPoolUsedDevice}. */
+export const InferenceClusterStatusGpuPoolUsedDeviceSchema = z.strictObject({
+  name: z.string(),
+  count: z.number().int().min(0),
+});
+
+export interface InferenceClusterStatusGpuPoolUsedHolderPod {
+  /**
+   * Pods in this run.
+   * Constraints: minimum 1.
+   */
+  count: number;
+  /** Each pod takes a whole node (a gang pod, or an exclusive pool). */
+  wholeNode?: boolean;
+  /**
+   * What each pod claims on its node, per device entry of the pool.
+   * Constraints: maxItems 16.
+   */
+  devices?: InferenceClusterStatusGpuPoolUsedDevice[];
+}
+
+/** zod schema of {@link InferenceClusterStatusGpuPoolUsedHolderPod}. */
+export const InferenceClusterStatusGpuPoolUsedHolderPodSchema = z.strictObject({
+  count: z.number().int().min(1),
+  wholeNode: z.boolean().optional(),
+  devices: z.array(InferenceClusterStatusGpuPoolUsedDeviceSchema).max(16).optional(),
+});
+
+export interface InferenceClusterStatusGpuPoolUsedHolder {
+  namespace: string;
+  deployment: string;
+  /** Runs of identical pods, in charge order. */
+  pods: InferenceClusterStatusGpuPoolUsedHolderPod[];
+}
+
+/** zod schema of {@link InferenceClusterStatusGpuPoolUsedHolder}. */
+export const InferenceClusterStatusGpuPoolUsedHolderSchema = z.strictObject({
+  namespace: z.string(),
+  deployment: z.string(),
+  pods: z.array(InferenceClusterStatusGpuPoolUsedHolderPodSchema),
+});
+
+/** The capacity ledger (spec/README.md item 17): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
+export interface InferenceClusterStatusGpuPoolUsed {
+  /**
+   * Nodes holding at least one claimed device (may exceed the budget when replicas overcommit a pool that shrank).
+   * Constraints: minimum 0.
+   */
+  nodes: number;
+  /**
+   * Devices claimed, per device entry of the pool (entries with none claimed are left out).
+   * Constraints: maxItems 16, list-map keyed by name.
+   */
+  devices?: InferenceClusterStatusGpuPoolUsedDevice[];
+  /** Who holds the claimed devices: one entry per owning ModelDeployment (namespace, label modelplane.ai/deployment), sorted, with its claiming pods in the order they are charged. A deployment's scheduler replaces its own entry with its own replicas and charges the others from here. */
+  holders?: InferenceClusterStatusGpuPoolUsedHolder[];
+}
+
+/** zod schema of {@link InferenceClusterStatusGpuPoolUsed}. */
+export const InferenceClusterStatusGpuPoolUsedSchema = z.strictObject({
+  nodes: z.number().int().min(0),
+  devices: z.array(InferenceClusterStatusGpuPoolUsedDeviceSchema).max(16).optional(),
+  holders: z.array(InferenceClusterStatusGpuPoolUsedHolderSchema).optional(),
+});
+
 export interface InferenceClusterStatusGpuPool {
   name: string;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
@@ -508,6 +579,8 @@ export interface InferenceClusterStatusGpuPool {
    * Constraints: maxItems 16, list-map keyed by name.
    */
   devices?: InferenceClusterStatusGpuPoolDevice[];
+  /** The capacity ledger (spec/README.md item 17): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
+  used?: InferenceClusterStatusGpuPoolUsed;
 }
 
 /** zod schema of {@link InferenceClusterStatusGpuPool}. */
@@ -517,6 +590,7 @@ export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   exclusive: z.boolean().optional(),
   fabric: z.enum(['EFA', 'InfiniBand', 'Ethernet']).optional(),
   devices: z.array(InferenceClusterStatusGpuPoolDeviceSchema).max(16).optional(),
+  used: InferenceClusterStatusGpuPoolUsedSchema.optional(),
 });
 
 /**
