@@ -13,6 +13,9 @@
  *   schema rejects (or a status that is not an object) marks the cluster
  *   `unreadable` (the field and the problem), so the scheduler holds what
  *   runs there instead of reading garbage as "no pools" (scheduling.ts).
+ * - A cluster that publishes no status, no `status.gpuPools`, or no
+ *   readable Ready condition is marked `unknown` (why): the scheduler holds
+ *   ours there that no longer fit rather than drop them on missing state.
  * - Multi-node is read from the provider contract, never from the cloud's
  *   name: a pool can take a Leader + Worker gang only when it publishes a
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
@@ -24,7 +27,7 @@
  * Units: pool `nodes` are nodes; member `pods` are pods.
  */
 import { z } from 'zod';
-import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
@@ -78,6 +81,8 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
       const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
       const unreadable = unreadableStatus(obj['status']);
       if (unreadable !== undefined) cluster.unreadable = unreadable;
+      const unknown = unknownState(obj);
+      if (unknown !== undefined) cluster.unknown = unknown;
       return cluster;
     });
   return { clusters };
@@ -97,6 +102,23 @@ function unreadableStatus(status: unknown): string | undefined {
   if (status === undefined) return undefined;
   const parsed = READ_STATUS.safeParse(status);
   return parsed.success ? undefined : formatZodIssues('status', parsed.error);
+}
+
+/**
+ * Why the state our replicas' fate hangs on is not published, or undefined:
+ * `status is not published`, `status.gpuPools is not published`, or the
+ * Ready condition absent, Unknown or unreadable (lib/function.ts readCondition).
+ */
+function unknownState(obj: KubeObject): string | undefined {
+  const status = obj['status'];
+  if (status === undefined) return 'status is not published';
+  if (typeof status !== 'object' || status === null || Array.isArray(status)) return undefined; // unreadable, said there
+  if ((status as JsonObject)['gpuPools'] === undefined) return 'status.gpuPools is not published';
+  const ready = readCondition(obj, 'Ready');
+  if (ready.state === 'unreadable') return `${ready.field} ${ready.problem}`;
+  if (ready.state === 'absent') return 'status.conditions has no Ready condition';
+  if (ready.state === 'Unknown') return 'status.conditions says Ready Unknown';
+  return undefined;
 }
 
 /** Parses a replica-index label like Python's int(): surrounding spaces and a sign allowed; otherwise 0. */

@@ -47,7 +47,10 @@
  *   device that cannot be converted (a capacity that is no quantity, a
  *   version that is no semver), is held as it is (`held`, counted like any
  *   retained replica) instead of being dropped; such a cluster takes no new
- *   replica, refused with the reason.
+ *   replica, refused with the reason. Missing state is not change: a replica
+ *   that no longer fits on a cluster that publishes no status, no
+ *   `status.gpuPools` or no readable Ready condition (`unknown`) is held
+ *   too, instead of going as "pool gone" or "not Ready".
  * - Ownership is (namespace, label modelplane.ai/deployment): a same-named
  *   deployment in another namespace is "another deployment" (README item 4).
  * - Costs in devices (capacity.ts): each pod of a claiming member needs its
@@ -198,7 +201,8 @@ function classify(
     const garbage = cluster.unreadable;
     const placements = drained || garbage !== undefined ? undefined : reResolve(engines, cluster, r, table);
     if (placements === undefined) {
-      const why = drained ? undefined : (garbage ?? unconvertibleDevice(cluster, r));
+      // Missing state (cluster.unknown) is not change either: a misfit read from it is held, not dropped.
+      const why = drained ? undefined : (garbage ?? unconvertibleDevice(cluster, r) ?? cluster.unknown);
       if (why !== undefined) {
         // Garbage is not change: held as it runs, counted like a current replica.
         seen.add(id);
