@@ -43,6 +43,18 @@ describe('fuzz invariants', () => {
     expect(checkCase(run(RunFunctionResponse.fromPartial({})))).toEqual([{ invariant: 'dropped', detail: 'observed service not in desired' }]);
   });
 
+  it('allow a drop the spec asks for when a requirement is fetched and empty, and only then', () => {
+    const absent = { request, mutations: [{ scope: 'required-absent' as const, kind: 'absent', target: 'required model-replicas' }], inProcessOnly: false };
+    const absentDrops = { 'model-replicas': { keys: ['service'] } };
+    expect(checkCase(run(RunFunctionResponse.fromPartial({}), { fuzz: absent, absentDrops }))).toEqual([]);
+    // Not fetched yet is not absent; another requirement's absence is no licence either.
+    const pending = { ...absent, mutations: [{ scope: 'required-pending' as const, kind: 'pending', target: 'required model-replicas' }] };
+    const other = { ...absent, mutations: [{ scope: 'required-absent' as const, kind: 'absent', target: 'required class-gpu' }] };
+    for (const fuzz of [pending, other]) {
+      expect(checkCase(run(RunFunctionResponse.fromPartial({}), { fuzz, absentDrops }))).toEqual([{ invariant: 'dropped', detail: 'observed service not in desired' }]);
+    }
+  });
+
   it('report an invalid XR no Fatal or False condition names', () => {
     const problems = [{ path: 'spec.url', message: 'Required' }];
     const silent = checkCase(run(kept, { xrProblems: problems }));
