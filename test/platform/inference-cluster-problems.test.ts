@@ -376,7 +376,7 @@ describe('compose-inference-cluster: garbage observed children are held, never a
   it('an observed ServingStack without apiVersion is passed through on a hold path (the fuzz run: "Cannot read properties of undefined")', () => {
     const { apiVersion: _a, ...stack } = { ...expectedStack([]), spec: { secrets: [], crossplane: { compositionRef: { name: 'x' } } } };
     const req = request(inferenceCluster({ source: 'GKE' }, [pool('l4-pool', 'gpu-l4', { zones: ['a'] })]), {
-      observed: { 'serving-stack': observed(stack as KubeObject) },
+      observed: { 'serving-stack': observed(stack as unknown as KubeObject) },
     });
     const out = compose(req);
     // Kept as observed (status dropped); without an apiVersion it is not known to be our nested XR, so spec.crossplane stays.
