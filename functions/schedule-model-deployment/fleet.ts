@@ -13,6 +13,8 @@
  *   schema rejects (or a status that is not an object) marks the cluster
  *   `unreadable` (the field and the problem), so the scheduler holds what
  *   runs there instead of reading garbage as "no pools" (scheduling.ts).
+ * - A cluster without a readable `metadata.name` is left out and counted
+ *   (`unnamed`): it takes no replica, and cannot make ours look "gone".
  * - A cluster that publishes no status, no `status.gpuPools`, or no
  *   readable Ready condition is marked `unknown` (why): the scheduler holds
  *   ours there that no longer fit rather than drop them on missing state.
@@ -42,8 +44,14 @@ export const LABEL_INDEX = 'modelplane.ai/replica-index';
 
 /** The clusters the scheduler may use. */
 export interface Fleet {
-  /** Sorted by name. */
+  /** Sorted by name; only those with a readable name. */
   clusters: FleetCluster[];
+  /**
+   * Fetched InferenceClusters whose `metadata.name` is not a non-empty
+   * string: which cluster each is cannot be known, so it takes no replica,
+   * and ours on a cluster not listed are held rather than dropped as "gone".
+   */
+  unnamed: number;
 }
 
 function str(v: unknown): string {
@@ -60,8 +68,8 @@ function byName<T extends { name: string }>(a: T, b: T): number {
 
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
-  const clusters = items
-    .map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) }))
+  const named = items.map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) })).filter((c) => c.name !== '');
+  const clusters = named
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
@@ -85,7 +93,7 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
       if (unknown !== undefined) cluster.unknown = unknown;
       return cluster;
     });
-  return { clusters };
+  return { clusters, unnamed: items.length - named.length };
 }
 
 const READ_STATUS = z.looseObject({

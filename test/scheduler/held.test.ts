@@ -148,6 +148,18 @@ describe('held, not dropped: a replica on a cluster whose state is missing stays
     ]);
   });
 
+  it('a fetched cluster without a readable name could be ours: the replica is held, nothing is placed on the nameless one', () => {
+    const nameless = cluster('cluster-a', { pools: [pool('default')] });
+    (nameless.metadata as JsonObject)['name'] = 42;
+    const out = run({ clusters: [nameless] });
+    expect(out.resources).toEqual(kept());
+    const why = held('1 fetched InferenceCluster has no readable metadata.name, so this one may still exist');
+    expect(resultsOf(out)).toEqual([['Warning', why]]);
+    expect(conditionsOf(out)[0]).toEqual(['ReplicasScheduled', 'True', 'ReplicasCreated', `Scheduled 1 of 1 replicas; ${why}`]);
+    // With every cluster named, a replica whose cluster is not listed goes (its cluster is gone).
+    expect(Object.keys(run({ clusters: [cluster('cluster-b', { pools: [pool('default')] })] }).resources)).toEqual(['replica-cluster-b-0']);
+  });
+
   it('a replica whose pool is gone on a cluster whose Ready condition is absent is held; with Ready False it goes', () => {
     const noReady = cluster('cluster-a', { pools: [pool('other')] });
     (noReady['status'] as JsonObject)['conditions'] = [];
