@@ -66,6 +66,20 @@ describe('fuzz invariants', () => {
     expect(checkCase(run(named, { xrProblems: problems }))).toEqual([]);
   });
 
+  it('read a field path whose map key holds a colon (the fuzz run: a capacity key `b/c:d` read as `b/c`)', () => {
+    const problems = [{ path: 'spec.devices[0].capacity.a.b/c:d.value', message: 'Required' }];
+    const named = RunFunctionResponse.fromPartial({
+      ...kept,
+      conditions: [{ type: 'Accepted', status: Status.STATUS_CONDITION_FALSE, reason: 'InvalidSpec', message: 'Invalid: spec.devices[0].capacity.a.b/c:d.value: Required' }],
+    });
+    expect(checkCase(run(named, { xrProblems: problems }))).toEqual([]);
+    const other = RunFunctionResponse.fromPartial({
+      ...kept,
+      conditions: [{ type: 'Accepted', status: Status.STATUS_CONDITION_FALSE, reason: 'InvalidSpec', message: 'Invalid: spec.devices[0].capacity.a.b/c:e: Required' }],
+    });
+    expect(checkCase(run(other, { xrProblems: problems })).map((v) => v.invariant)).toEqual(['invalid-unnamed']);
+  });
+
   it('report a response that depends on map order, and a planted Secret value', () => {
     const other = RunFunctionResponse.fromPartial({ ...kept, context: { a: 1 } });
     expect(checkCase(run(kept, { shuffled: { response: other } })).map((v) => v.invariant)).toEqual(['nondeterministic']);

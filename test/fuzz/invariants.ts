@@ -120,8 +120,12 @@ function keysToKeep(run: CaseRun): string[] {
   return observed.filter((k) => run.baselineDesired.has(k) && !mayGo.has(k));
 }
 
-/** Field paths named in free text: `spec.a[0].b`, `metadata.name`, `spec:`. */
-const FIELD = /\b(spec|metadata)((?:\.[A-Za-z_][\w\-/]*|\[[^\]\s]*\])*)/g;
+/**
+ * Field paths named in free text: `spec.a[0].b`, `metadata.name`, `spec:`,
+ * `spec.devices[0].capacity.a.b/c:d` (a map key may hold a `:`; a `:`
+ * followed by a space or the end ends the path, as in `spec.url: Required`).
+ */
+const FIELD = /\b(spec|metadata)((?:\.[A-Za-z_][\w\-/]*(?::[\w\-/]+)*|\[[^\]\s]*\])*)/g;
 
 function segments(path: string): string[] {
   return path
