@@ -15,7 +15,8 @@
  *   cluster is Ready and only while the token is not missing. Ready is
  *   latched: once Ready, the Job and Secret are dropped and the cluster stays
  *   Ready as long as its PVC is Bound.
- * - A fetched InferenceCluster whose `metadata.name` cannot be read could be
+ * - A fetched InferenceCluster whose `metadata.name` cannot be read (not a
+ *   DNS-1123 subdomain, lib/names.ts `isObjectName`) could be
  *   any cluster: the children of every cluster not listed are kept as they
  *   are, with a Warning and a `ClustersMatched` note naming the item.
  * - A cluster that declares no RWX class is listed `Unsupported` with its
@@ -55,6 +56,7 @@ import {
 } from '../lib/function.js';
 import { type ModelCache, type ModelCacheSpec, parseModelCache } from '../lib/generated/modelcaches.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { isObjectName } from '../lib/names.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { readComposite } from '../lib/xr.js';
 import { type CacheCluster, classify, latchedReady, type Phase, phaseOf } from './clusters.js';
@@ -180,7 +182,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const authMissing = hf.authSecret !== undefined && Object.keys(authData).length === 0;
 
   const items = clusters.state === 'present' ? clusters.items : [];
-  const named = (c: (typeof items)[number]) => typeof c.metadata?.name === 'string' && c.metadata.name !== '';
+  const named = (c: (typeof items)[number]) => isObjectName(c.metadata?.name);
   const selected: CacheCluster[] = items.filter(named).map(classify);
   // No InferenceCluster at all is more likely a fleet briefly unreadable than one torn down: keep every child.
   if (clusters.state === 'absent') Object.assign(result.resources, keepObserved(req.observed));

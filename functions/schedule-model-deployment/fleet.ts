@@ -31,6 +31,7 @@
 import { z } from 'zod';
 import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
+import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
@@ -47,8 +48,8 @@ export interface Fleet {
   /** Sorted by name; only those with a readable name. */
   clusters: FleetCluster[];
   /**
-   * Fetched InferenceClusters whose `metadata.name` is not a non-empty
-   * string: which cluster each is cannot be known, so it takes no replica,
+   * Fetched InferenceClusters whose `metadata.name` is no object name
+   * (lib/names.ts `isObjectName`): which cluster each is cannot be known, so it takes no replica,
    * and ours on a cluster not listed are held rather than dropped as "gone".
    */
   unnamed: number;
@@ -68,7 +69,7 @@ function byName<T extends { name: string }>(a: T, b: T): number {
 
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
-  const named = items.map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) })).filter((c) => c.name !== '');
+  const named = items.map((obj) => ({ obj, name: getPath(obj, 'metadata', 'name') })).filter((c): c is { obj: KubeObject; name: string } => isObjectName(c.name));
   const clusters = named
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {

@@ -358,6 +358,11 @@ describe('declared gaps (spec/README.md item 16)', () => {
       { type: 'ArtifactReady', status: 'False', reason: 'NoClusters' },
     ]);
     expect(out.status).toEqual({ summary: { ready: '0/0' }, clusters: [] });
+    // A name no API server admits (not a DNS-1123 subdomain) is no name either.
+    (nameless.metadata as JsonObject)['name'] = 'cluster-a\u2713';
+    const unicode = run(cache(), { clusters: [nameless] }, { 'pvc-cluster-a': bound(), 'hydrate-cluster-a': complete() });
+    expect(Object.keys(unicode.resources).sort()).toEqual(['hydrate-cluster-a', 'pvc-cluster-a']);
+    expect(unicode.results).toEqual([{ severity: 'Warning', message: note }]);
   });
 
   it('beside a listed cluster, a nameless one keeps only the children of clusters not listed; the listed one is composed as usual', () => {

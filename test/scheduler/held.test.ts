@@ -156,6 +156,9 @@ describe('held, not dropped: a replica on a cluster whose state is missing stays
     const why = held('1 fetched InferenceCluster has no readable metadata.name, so this one may still exist');
     expect(resultsOf(out)).toEqual([['Warning', why]]);
     expect(conditionsOf(out)[0]).toEqual(['ReplicasScheduled', 'True', 'ReplicasCreated', `Scheduled 1 of 1 replicas; ${why}`]);
+    // A name no API server admits (not a DNS-1123 subdomain) is no name either.
+    (nameless.metadata as JsonObject)['name'] = 'cluster-a\u2713';
+    expect(run({ clusters: [nameless] }).resources).toEqual(kept());
     // With every cluster named, a replica whose cluster is not listed goes (its cluster is gone).
     expect(Object.keys(run({ clusters: [cluster('cluster-b', { pools: [pool('default')] })] }).resources)).toEqual(['replica-cluster-b-0']);
   });
