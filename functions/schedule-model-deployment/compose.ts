@@ -250,7 +250,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const kept = (rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '') + msgNotes(scheduledNotes);
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
     // Held back by the surge bound, not by capacity.
-    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring)));
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring) + msgNotes(scheduledNotes)));
   } else if (atSpec.length < d.replicas) {
     const message = fill
       ? msgUnscheduled(atSpec.length, d.replicas, fleet.clusters.length, outcome.refusals)
