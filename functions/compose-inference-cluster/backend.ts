@@ -113,7 +113,7 @@ export function keepChildren(observed: Record<string, ObservedResource>, only?: 
   const kept = keepObserved(picked);
   for (const d of Object.values(kept)) {
     const spec = d.resource['spec'];
-    if (spec && typeof spec === 'object' && 'crossplane' in spec && d.resource.apiVersion.includes('modelplane.ai/')) {
+    if (spec && typeof spec === 'object' && 'crossplane' in spec && String(d.resource.apiVersion).includes('modelplane.ai/')) {
       const { crossplane: _crossplane, ...rest } = spec as JsonObject;
       d.resource['spec'] = rest;
     }

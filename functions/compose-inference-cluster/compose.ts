@@ -100,20 +100,21 @@ export function compose(req: ComposeRequest): ComposeResult {
         ? keepChild(req.observed, KEY_REPLICA_GUARD)
         : undefined;
 
-  const hold = (type: 'normal' | 'warning', reason: string, message: string, field?: string): ComposeResult => {
+  const hold = (type: 'normal' | 'warning', reason: string, message: string, field?: string, also?: string): ComposeResult => {
     result.resources = keepChildren(req.observed);
     delete result.resources[KEY_REPLICA_GUARD];
     if (guard) result.resources[KEY_REPLICA_GUARD] = guard;
     const status = echoStatus(req.composite);
     if (status) result.status = status;
     // The Warning keeps the reference's exact text; the condition also names the field.
-    result.conditions.push(condition('ClusterReady', false, reason, field !== undefined ? `${field}: ${message}` : message));
+    const named = field !== undefined ? `${field}: ${message}` : message;
+    result.conditions.push(condition('ClusterReady', false, reason, also !== undefined ? `${named}; ${also}` : named));
     result.results.push(type === 'normal' ? normal(message) : warning(message));
     readyOnlyIfServing(result, false);
     return result;
   };
 
-  if (!read.ok) return hold('warning', 'InvalidSpec', read.problem, read.field);
+  if (!read.ok) return hold('warning', 'InvalidSpec', read.problem, read.field, read.also);
   const ic = read.ic;
 
   const pending: string[] = [];

@@ -95,6 +95,11 @@ export type ReadCluster =
       problem: string;
       /** The field a reference message is about, for the condition (`spec.cluster.gke`). */
       field?: string;
+      /**
+       * What else the XRD's schema rejects in the spec, for the condition
+       * (the Warning keeps the reference's text): one fix should not reveal the next.
+       */
+      also?: string;
       /** true when the XR has no name (Fatal). */
       fatal: boolean;
     };
@@ -118,7 +123,8 @@ export function readInferenceCluster(xr: KubeObject): ReadCluster {
   const block = source.toLowerCase();
   if (cluster[block] === undefined) {
     const problem = source === 'Existing' ? ERR_NO_EXISTING_BLOCK : errNoSourceBlock(source);
-    return { ok: false, name, problem, field: `spec.cluster.${block}`, fatal: false };
+    const rest = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
+    return { ok: false, name, problem, field: `spec.cluster.${block}`, ...(rest.ok ? {} : { also: rest.problem }), fatal: false };
   }
   const parsed = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
   if (!parsed.ok) return { ok: false, name, problem: parsed.problem, fatal: false };

@@ -62,6 +62,8 @@ import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/i
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';
+import { withoutNulls } from '../lib/json.js';
+import { formatIssues } from '../lib/zod-issues.js';
 import { markReady } from '../lib/ready.js';
 
 /** Event when Traefik is Ready and the Gateway is about to be composed. */
@@ -79,7 +81,13 @@ export function compose(req: ComposeRequest): ComposeResult {
     return keepAndWarn(result, observed, { type: 'ControllerReady', reason: 'InvalidSpec', message }, keepObserved);
   };
   const raw = getPath(req.composite, 'spec', 'traefik');
-  if (typeof raw !== 'object' || raw === null || typeof (raw as Record<string, unknown>)['version'] !== 'string') return hold(ERR_NO_TRAEFIK);
+  if (typeof raw !== 'object' || raw === null || typeof (raw as Record<string, unknown>)['version'] !== 'string') {
+    // What else the schema rejects is said too, so one fix does not reveal the next.
+    const { status: _status, ...rest } = req.composite;
+    const parsed = parseInferenceGateway(withoutNulls(rest));
+    const others = parsed.success ? [] : parsed.error.issues.filter((i) => !(i.path[0] === 'spec' && i.path[1] === 'traefik'));
+    return hold(others.length === 0 ? ERR_NO_TRAEFIK : `${ERR_NO_TRAEFIK} ${msgInvalidSpec(formatIssues('', others))}`);
+  }
   const read = readComposite<InferenceGateway>(req.composite, parseInferenceGateway);
   if (!read.ok) return hold(msgInvalidSpec(read.problem));
   const traefik = read.xr.spec.traefik as unknown as Record<string, unknown> & { version: string };

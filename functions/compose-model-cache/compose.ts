@@ -15,6 +15,10 @@
  *   cluster is Ready and only while the token is not missing. Ready is
  *   latched: once Ready, the Job and Secret are dropped and the cluster stays
  *   Ready as long as its PVC is Bound.
+ * - A fetched InferenceCluster whose `metadata.name` cannot be read (not a
+ *   DNS-1123 subdomain, lib/names.ts `isObjectName`) could be
+ *   any cluster: the children of every cluster not listed are kept as they
+ *   are, with a Warning and a `ClustersMatched` note naming the item.
  * - A cluster that declares no RWX class is listed `Unsupported` with its
  *   declared reason and gets nothing composed; one that has not published
  *   yet is listed `Pending` with what it waits for.
@@ -52,6 +56,7 @@ import {
 } from '../lib/function.js';
 import { type ModelCache, type ModelCacheSpec, parseModelCache } from '../lib/generated/modelcaches.js';
 import { keepAndWarn } from '../lib/keep.js';
+import { isObjectName } from '../lib/names.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { readComposite } from '../lib/xr.js';
 import { type CacheCluster, classify, latchedReady, type Phase, phaseOf } from './clusters.js';
@@ -95,6 +100,17 @@ export function msgStaged(n: number): string {
 export function msgUnsupported(unsupported: readonly { name: string; reason: string }[], selected: number): string {
   const list = unsupported.map((u) => `${u.name} (${u.reason})`).join('; ');
   return `${unsupported.length} of ${selected} selected clusters cannot hold the cache: ${list}`;
+}
+
+/**
+ * `1 fetched InferenceCluster has no readable metadata.name; the children of
+ * clusters not listed are kept as they are until it has one`: which cluster
+ * such an item is cannot be known (counted, not indexed: items are read in
+ * name order, so an index would point nowhere).
+ */
+export function msgUnnamedClusters(n: number): string {
+  const what = n === 1 ? '1 fetched InferenceCluster has' : `${n} fetched InferenceClusters have`;
+  return `${what} no readable metadata.name; the children of clusters not listed are kept as they are until ${n === 1 ? 'it has one' : 'they have one'}`;
 }
 
 /** One entry of `status.clusters`. */
@@ -165,9 +181,22 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const authMissing = hf.authSecret !== undefined && Object.keys(authData).length === 0;
 
-  const selected: CacheCluster[] = clusters.state === 'present' ? clusters.items.map(classify) : [];
+  const items = clusters.state === 'present' ? clusters.items : [];
+  const named = (c: (typeof items)[number]) => isObjectName(c.metadata?.name);
+  const selected: CacheCluster[] = items.filter(named).map(classify);
   // No InferenceCluster at all is more likely a fleet briefly unreadable than one torn down: keep every child.
   if (clusters.state === 'absent') Object.assign(result.resources, keepObserved(req.observed));
+  // A cluster without a readable name could be any of ours: nothing of a cluster not listed goes.
+  const unnamed = items.filter((c) => !named(c)).length;
+  const unnamedNote = unnamed > 0 ? msgUnnamedClusters(unnamed) : undefined;
+  if (unnamedNote !== undefined) {
+    const listed = new Set(selected.map((c) => c.name));
+    for (const key of Object.keys(req.observed).sort()) {
+      const m = /^(?:pvc|auth|hydrate)-(.+)$/.exec(key);
+      if (m !== null && !listed.has(m[1]!)) Object.assign(result.resources, keepObserved({ [key]: req.observed[key]! }));
+    }
+    result.results.push(warning(unnamedNote));
+  }
   const latched = latchedReady(req.composite);
   const source: CacheSource = { name, namespace, repo: hf.repo, revision: hf.revision, sizeGiB: hf.sizeGiB };
   const statuses: ClusterStatus[] = [];
@@ -206,16 +235,17 @@ export function compose(req: ComposeRequest): ComposeResult {
   };
 
   const allReady = counted.length > 0 && readyCount === counted.length;
+  const withNote = (message: string | undefined) => (unnamedNote === undefined ? message : message === undefined ? unnamedNote : `${message}; ${unnamedNote}`);
   if (selected.length === 0) {
-    result.conditions.push(condition(ClustersMatched, false, Reason.NoClusters));
+    result.conditions.push(condition(ClustersMatched, false, Reason.NoClusters, withNote(undefined)));
     result.conditions.push(condition(ArtifactReady, false, Reason.NoClusters));
   } else if (counted.length === 0) {
     const message = msgUnsupported(unsupported, selected.length);
-    result.conditions.push(condition(ClustersMatched, false, Reason.NoSupportedClusters, message));
+    result.conditions.push(condition(ClustersMatched, false, Reason.NoSupportedClusters, withNote(message)));
     result.conditions.push(condition(ArtifactReady, false, Reason.NoSupportedClusters, message));
   } else {
     const gap = unsupported.length > 0 ? msgUnsupported(unsupported, selected.length) : undefined;
-    result.conditions.push(condition(ClustersMatched, true, Reason.Matched, gap));
+    result.conditions.push(condition(ClustersMatched, true, Reason.Matched, withNote(gap)));
     if (authMissing && !allReady) {
       const message = msgAuthMissing(namespace, hf.authSecret!.name, tokenKey);
       result.conditions.push(condition(ArtifactReady, false, Reason.AuthSecretMissing, message));

@@ -35,9 +35,11 @@ function appliedManifest(o: KubeObject | undefined): boolean {
 function readyTransition(o: KubeObject | undefined, status: 'True' | 'False'): string | undefined {
   const conditions = getPath(o, 'status', 'conditions');
   if (!Array.isArray(conditions)) return undefined;
-  for (const c of conditions as JsonObject[]) {
-    if (c['type'] === 'Ready' && c['status'] === status && typeof c['lastTransitionTime'] === 'string') {
-      return c['lastTransitionTime'];
+  for (const c of conditions as unknown[]) {
+    // Garbage entries (null, strings, lists) are no condition: skipped, never dereferenced.
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) continue;
+    if ((c as JsonObject)['type'] === 'Ready' && (c as JsonObject)['status'] === status && typeof (c as JsonObject)['lastTransitionTime'] === 'string') {
+      return (c as JsonObject)['lastTransitionTime'] as string;
     }
   }
   return undefined;

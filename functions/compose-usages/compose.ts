@@ -17,6 +17,11 @@
  * - A `usage-pc-<key>` already in the desired state is never overwritten:
  *   Warning `cannot compose Usage: desired resource '<usage key>' already
  *   exists`, and that consumer is left unlabelled.
+ * - A Usage already composed (observed `usage-pc-<key>`) whose `<key>` is
+ *   still desired but no longer reads as a consumer (apiVersion, kind or
+ *   `spec.providerConfigRef.name` garbage) is kept as it is, with a Warning
+ *   naming the fields: an earlier step's briefly unreadable object never
+ *   lifts the protection (spec/README.md item 2). It goes with its consumer.
  * - Everything else passes through untouched; without an XR namespace
  *   nothing is composed.
  * Deliberate divergence: keys are visited in sorted order (the reference uses
@@ -29,6 +34,7 @@ import {
   emptyResult,
   getPath,
   type KubeObject,
+  keepObserved,
   warning,
 } from '../lib/function.js';
 import { apiGroup, usage } from '../lib/objects.js';
@@ -40,9 +46,20 @@ const CONSUMER_KINDS = new Set(['helm.m.crossplane.io/Release', 'kubernetes.m.cr
 
 /** The ProviderConfig name a consumer uses, or `undefined` when the object is not a consumer. */
 export function consumedProviderConfig(obj: KubeObject): string | undefined {
-  if (!CONSUMER_KINDS.has(`${apiGroup(obj.apiVersion ?? '')}/${obj.kind}`)) return undefined;
+  const apiVersion: unknown = obj.apiVersion;
+  if (typeof apiVersion !== 'string' || !CONSUMER_KINDS.has(`${apiGroup(apiVersion)}/${String(obj.kind)}`)) return undefined;
   const name = getPath(obj, 'spec', 'providerConfigRef', 'name');
   return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * `Usage '<usage key>' is kept as it is: desired resource '<key>' no longer
+ * reads as a ProviderConfig consumer (<apiVersion> <kind>, spec.providerConfigRef.name <name>)`.
+ */
+export function msgUsageKept(usageKey: string, key: string, obj: KubeObject): string {
+  const pc = getPath(obj, 'spec', 'providerConfigRef', 'name');
+  const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : `<${v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v}>`);
+  return `Usage '${usageKey}' is kept as it is: desired resource '${key}' no longer reads as a ProviderConfig consumer (apiVersion ${show(obj.apiVersion)}, kind ${show(obj.kind)}, spec.providerConfigRef.name ${show(pc)})`;
 }
 
 /** Message when a Usage key is taken. */
@@ -59,8 +76,17 @@ export function compose(req: ComposeRequest): ComposeResult {
   for (const key of Object.keys(req.desired).sort()) {
     const desired = req.desired[key]!;
     const pcName = consumedProviderConfig(desired.resource);
-    if (pcName === undefined) continue;
     const usageKey = `usage-pc-${key}`;
+    if (pcName === undefined) {
+      // Still desired but unreadable as a consumer: its Usage, already composed, stays as it is.
+      const seen = req.observed[usageKey];
+      if (seen !== undefined && !taken.has(usageKey)) {
+        taken.add(usageKey);
+        result.resources[usageKey] = { ...keepObserved({ [usageKey]: seen })[usageKey]!, ready: true };
+        result.results.push(warning(msgUsageKept(usageKey, key, desired.resource)));
+      }
+      continue;
+    }
     if (taken.has(usageKey)) {
       result.results.push(warning(errUsageExists(usageKey)));
       continue;

@@ -53,3 +53,15 @@ export function opaqueName(visible: string, ...discriminators: string[]): string
   const full = [visible, ...discriminators].join('-');
   return `${prefixOf(visible)}-${shortHash(full)}`;
 }
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * True when `v` can be the `metadata.name` of an object the API server
+ * admitted: a DNS-1123 subdomain of at most 253 characters (apimachinery
+ * `validation.IsDNS1123Subdomain`, what most kinds, our XRs included,
+ * require). Anything else read from a fetched object is garbage, not a name.
+ */
+export function isObjectName(v: unknown): v is string {
+  return typeof v === 'string' && v.length <= 253 && DNS1123_SUBDOMAIN.test(v);
+}

@@ -36,7 +36,12 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
 
 /** Every issue as `<prefix><path>: <message>`, sorted, deduplicated and joined with "; " (at most {@link MAX_ISSUES}). */
 export function formatZodIssues(prefix: string, error: z.ZodError): string {
-  const all = [...new Set(error.issues.map((i) => `${fieldPath(prefix, i.path)}: ${issueMessage(i)}`))].sort();
+  return formatIssues(prefix, error.issues);
+}
+
+/** {@link formatZodIssues} over a list of issues (e.g. some of an error's). */
+export function formatIssues(prefix: string, issues: readonly z.core.$ZodIssue[]): string {
+  const all = [...new Set(issues.map((i) => `${fieldPath(prefix, i.path)}: ${issueMessage(i)}`))].sort();
   const shown = all.slice(0, MAX_ISSUES);
   if (all.length > MAX_ISSUES) shown.push(`and ${all.length - MAX_ISSUES} more problems`);
   return shown.join('; ');

@@ -49,11 +49,19 @@
  *   at the current spec.
  * - The XR is Ready only when `replicas` replicas run the current spec and
  *   every placed replica is Ready (a rollout in progress is not Ready).
- * - Garbage is held, not acted on: a replica whose `status.conditions`
- *   cannot be read keeps its endpoint (until it reports Ready False) with a
- *   Warning naming the field; a replica whose cluster's published state
- *   cannot be read is passed through as observed, with its endpoint
- *   (scheduling.ts `held`).
+ * - Garbage is held, not acted on (spec/README.md item 2), each hold a
+ *   Warning naming the field and a note in ReplicasScheduled (a held
+ *   replica) or ReplicasReady (a kept endpoint):
+ *   - a replica that reports neither Ready True nor Ready False (status,
+ *     conditions or Ready condition missing, Unknown or garbage) keeps its
+ *     observed endpoint until it reports Ready False (it counts as not Ready);
+ *   - a Ready replica whose cluster publishes no gateway address keeps its
+ *     observed endpoint as it is;
+ *   - a replica whose cluster's published state cannot be read, or is
+ *     missing where it decides the replica's fate, is passed through as
+ *     observed, with its endpoint (scheduling.ts `held`);
+ *   - our observed replicas are ours at their key's (cluster, index)
+ *     whatever their labels say (observed.ts).
  *
  * Deliberate divergences from the reference (spec/README.md wins):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
@@ -85,7 +93,8 @@ import {
 } from '../lib/function.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
-import { LABEL_DEPLOYMENT, readFleet, readReplica, readReplicas } from './fleet.js';
+import { LABEL_DEPLOYMENT, readFleet, readReplica } from './fleet.js';
+import { fleetReplicas, readinessGap } from './observed.js';
 import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
 import { coldStart } from './coldstart.js';
@@ -100,6 +109,7 @@ import {
   MSG_WAITING_FLEET,
   msgHeld,
   msgKeptPrevious,
+  msgNotes,
   msgRolling,
   msgScheduledEvent,
   progressingCondition,
@@ -110,14 +120,19 @@ import {
   TYPE_SCHEDULED,
 } from './status.js';
 
-/** A replica held as it was because its cluster's state cannot be read. */
+/** A replica held as it was because its cluster's state is missing or cannot be read (`why` names the field). */
 export function msgHeldReplica(replica: string, cluster: string, why: string): string {
-  return `replica ${replica} on cluster ${cluster} is kept as it is: the cluster's published state cannot be read: ${why}`;
+  return `replica ${replica} on cluster ${cluster} is kept as it is until the cluster's state can be read: ${why}`;
 }
 
-/** A placed replica whose conditions cannot be read: its endpoint is kept. */
+/** A placed replica that reports neither Ready True nor Ready False: its endpoint is kept. */
 export function msgUnreadableReplica(replica: string, r: { field: string; problem: string }): string {
   return `replica ${replica}: ${r.field} ${r.problem}; its endpoint is kept until the replica reports Ready False`;
+}
+
+/** A replica's observed endpoint kept as it is while its cluster publishes no gateway address. */
+export function msgNoGatewayEndpoint(replica: string, cluster: string): string {
+  return `replica ${replica}: cluster ${cluster} publishes no status.gateway.address; its endpoint is kept as it is until the cluster publishes one`;
 }
 
 /** Requirement names. */
@@ -192,7 +207,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   const fleet = readFleet(clusters.items);
-  const replicas = readReplicas(withObserved(own.state === 'present' ? own.items : [], req, d));
+  const replicas = fleetReplicas(own.state === 'present' ? own.items : [], req.observed, d);
   const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
@@ -204,7 +219,11 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
 
   // Children (model-side.md §2.2, §2.3); a retiring replica stays exactly as it runs.
   const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
+  // What is held because an input cannot be read, said in ReplicasScheduled / ReplicasReady too.
+  const scheduledNotes: string[] = [];
+  const readyNotes: string[] = [];
   for (const c of candidates) {
+    const name = replicaName(d, c);
     const observed = req.observed[replicaKey(c)]?.resource;
     const readiness = readCondition(observed, 'Ready');
     const ready = readiness.state === 'True' || (observed === undefined && c.ready);
@@ -213,31 +232,46 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
       // Its cluster's state cannot be read: the replica and its endpoint stay exactly as they are.
       Object.assign(result.resources, keepObserved({ [replicaKey(c)]: req.observed[replicaKey(c)]! }));
       if (endpointObserved) Object.assign(result.resources, keepObserved({ [endpointKey(c)]: endpointObserved }));
-      result.results.push(warning(msgHeldReplica(replicaName(d, c), c.cluster, c.held)));
-      placements.push({ name: replicaName(d, c), candidate: c, ready });
+      const message = msgHeldReplica(name, c.cluster, c.held);
+      result.results.push(warning(message));
+      scheduledNotes.push(message);
+      placements.push({ name, candidate: c, ready });
       continue;
     }
     const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
-    placements.push({ name: replicaName(d, c), candidate: c, ready });
-    if (readiness.state === 'unreadable') result.results.push(warning(msgUnreadableReplica(replicaName(d, c), readiness)));
-    // An endpoint of a replica whose conditions cannot be read stays until the replica is really not Ready.
-    const keepEndpoint = readiness.state === 'unreadable' && endpointObserved !== undefined;
-    if ((ready || keepEndpoint) && c.gatewayAddress !== '') {
+    placements.push({ name, candidate: c, ready });
+    // An endpoint of a replica that reports neither Ready True nor Ready False (its status missing,
+    // Unknown or garbage) stays until the replica is really not Ready; garbage is said even without one.
+    const gap = readinessGap(observed);
+    const keepEndpoint = gap !== undefined && endpointObserved !== undefined;
+    if (gap !== undefined && (keepEndpoint || readiness.state === 'unreadable')) {
+      const message = msgUnreadableReplica(name, gap);
+      result.results.push(warning(message));
+      readyNotes.push(message);
+    }
+    if (!ready && !keepEndpoint) continue;
+    if (c.gatewayAddress !== '') {
       const endpoint: DesiredResource = { resource: composeEndpoint(d, c) };
       if (isReady(endpointObserved?.resource)) endpoint.ready = true;
       result.resources[endpointKey(c)] = endpoint;
+    } else if (endpointObserved !== undefined) {
+      // No gateway address to route through: the endpoint stays as it is rather than be deleted.
+      Object.assign(result.resources, keepObserved({ [endpointKey(c)]: endpointObserved }));
+      const message = msgNoGatewayEndpoint(name, c.cluster);
+      result.results.push(warning(message));
+      readyNotes.push(message);
     }
   }
 
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements, d.replicas);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
-  const kept = rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '';
+  const kept = (rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '') + msgNotes(scheduledNotes);
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
     // Held back by the surge bound, not by capacity.
-    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring)));
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring) + msgNotes(scheduledNotes)));
   } else if (atSpec.length < d.replicas) {
     const message = fill
       ? msgUnscheduled(atSpec.length, d.replicas, fleet.clusters.length, outcome.refusals)
@@ -248,7 +282,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   } else {
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ReplicasCreated, `Scheduled ${atSpec.length} of ${d.replicas} replicas${kept}`));
   }
-  result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length));
+  result.conditions.push(readyCondition(placements.filter((p) => p.ready).length, placements.length, readyNotes));
   result.conditions.push(progressingCondition(rollout, atSpec.length, d, fleet.clusters.length, outcome.refusals));
   // The cold-start bar (coldstart.ts): measured by the replicas at the current spec, aggregated here.
   const cold = coldStart({
@@ -284,23 +318,6 @@ function declareFleet(result: ComposeResult, labels: Record<string, string> | un
   if (labels !== undefined) clusters.matchLabels = labels;
   result.requirements[REQ_CLUSTERS] = clusters;
   result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica', matchLabels: { [LABEL_DEPLOYMENT]: d.name }, namespace: d.namespace };
-}
-
-/**
- * The `own-replicas` items plus our observed composed ModelReplicas missing
- * from them (a replica we composed is ours even if a list lags behind).
- */
-function withObserved(items: readonly KubeObject[], req: ComposeRequest, d: DeploymentSpec): KubeObject[] {
-  const seen = new Set(items.map((i) => `${i.metadata?.namespace ?? ''}/${i.metadata?.name ?? ''}`));
-  const out = [...items];
-  for (const key of Object.keys(req.observed).sort()) {
-    const r = req.observed[key]!.resource;
-    if (r.kind !== 'ModelReplica') continue;
-    const ns = r.metadata?.namespace ?? d.namespace;
-    if (seen.has(`${ns}/${r.metadata?.name ?? ''}`)) continue;
-    out.push({ ...r, metadata: { ...(r.metadata ?? {}), namespace: ns } });
-  }
-  return out;
 }
 
 /**

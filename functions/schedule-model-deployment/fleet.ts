@@ -1,7 +1,7 @@
 /**
  * Reads the fleet the scheduler places onto: InferenceClusters (the
- * `clusters` requirement) and ModelReplicas of every deployment (the
- * `all-replicas` requirement), into the domain types of `model.ts`.
+ * `clusters` requirement, with their capacity ledgers) and this deployment's
+ * ModelReplicas (the `own-replicas` requirement), into the domain types of `model.ts`.
  *
  * Guarantees:
  * - Lenient and total: a field that is missing or mistyped reads as "nothing
@@ -13,6 +13,11 @@
  *   schema rejects (or a status that is not an object) marks the cluster
  *   `unreadable` (the field and the problem), so the scheduler holds what
  *   runs there instead of reading garbage as "no pools" (scheduling.ts).
+ * - A cluster without a readable `metadata.name` is left out and counted
+ *   (`unnamed`): it takes no replica, and cannot make ours look "gone".
+ * - A cluster that publishes no status, no `status.gpuPools`, or no
+ *   readable Ready condition is marked `unknown` (why): the scheduler holds
+ *   ours there that no longer fit rather than drop them on missing state.
  * - Multi-node is read from the provider contract, never from the cloud's
  *   name: a pool can take a Leader + Worker gang only when it publishes a
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
@@ -24,8 +29,9 @@
  * Units: pool `nodes` are nodes; member `pods` are pods.
  */
 import { z } from 'zod';
-import { getPath, isReady, type JsonObject, type KubeObject } from '../lib/function.js';
+import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
+import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { ledgerProblem, readLedger } from './ledger.js';
@@ -40,8 +46,14 @@ export const LABEL_INDEX = 'modelplane.ai/replica-index';
 
 /** The clusters the scheduler may use. */
 export interface Fleet {
-  /** Sorted by name. */
+  /** Sorted by name; only those with a readable name. */
   clusters: FleetCluster[];
+  /**
+   * Fetched InferenceClusters whose `metadata.name` is no object name
+   * (lib/names.ts `isObjectName`): which cluster each is cannot be known, so it takes no replica,
+   * and ours on a cluster not listed are held rather than dropped as "gone".
+   */
+  unnamed: number;
 }
 
 function str(v: unknown): string {
@@ -58,8 +70,8 @@ function byName<T extends { name: string }>(a: T, b: T): number {
 
 /** Reads InferenceClusters into the fleet. */
 export function readFleet(items: readonly KubeObject[]): Fleet {
-  const clusters = items
-    .map((obj) => ({ obj, name: str(getPath(obj, 'metadata', 'name')) }))
+  const named = items.map((obj) => ({ obj, name: getPath(obj, 'metadata', 'name') })).filter((c): c is { obj: KubeObject; name: string } => isObjectName(c.name));
+  const clusters = named
     .sort(byName)
     .map(({ obj, name }): FleetCluster => {
       const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
@@ -75,9 +87,11 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
       const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
       const unreadable = unreadableStatus(obj['status']);
       if (unreadable !== undefined) cluster.unreadable = unreadable;
+      const unknown = unknownState(obj);
+      if (unknown !== undefined) cluster.unknown = unknown;
       return cluster;
     });
-  return { clusters };
+  return { clusters, unnamed: items.length - named.length };
 }
 
 /**
@@ -115,6 +129,23 @@ function unreadableStatus(status: unknown): string | undefined {
     const problem = ledgerProblem(p.used);
     if (problem !== undefined) return `status.gpuPools[${i}].used${problem}`;
   }
+  return undefined;
+}
+
+/**
+ * Why the state our replicas' fate hangs on is not published, or undefined:
+ * `status is not published`, `status.gpuPools is not published`, or the
+ * Ready condition absent, Unknown or unreadable (lib/function.ts readCondition).
+ */
+function unknownState(obj: KubeObject): string | undefined {
+  const status = obj['status'];
+  if (status === undefined) return 'status is not published';
+  if (typeof status !== 'object' || status === null || Array.isArray(status)) return undefined; // unreadable, said there
+  if ((status as JsonObject)['gpuPools'] === undefined) return 'status.gpuPools is not published';
+  const ready = readCondition(obj, 'Ready');
+  if (ready.state === 'unreadable') return `${ready.field} ${ready.problem}`;
+  if (ready.state === 'absent') return 'status.conditions has no Ready condition';
+  if (ready.state === 'Unknown') return 'status.conditions says Ready Unknown';
   return undefined;
 }
 

@@ -124,6 +124,15 @@ export interface FleetCluster {
    * new replica, and ours on it are held as they are.
    */
   unreadable?: string;
+  /**
+   * Set when what decides whether our replicas there may go is missing or
+   * cannot be read although the rest of the status can: no status, no
+   * `status.gpuPools`, or a Ready condition that is absent, Unknown or
+   * garbage (the field and the problem). A replica of ours there that no
+   * longer fits is held as it is instead of being dropped as "not Ready"
+   * or "pool gone" (scheduling.ts); a replica that fits stays current.
+   */
+  unknown?: string;
 }
 
 /** A member of a ModelReplica as observed (what it was stamped with at placement). */
@@ -143,7 +152,7 @@ export interface ObservedEngine {
   members: ObservedMember[];
 }
 
-/** A ModelReplica of any deployment, in any namespace (the `all-replicas` requirement). */
+/** A ModelReplica as read from the `own-replicas` requirement or an observed key (its deployment and namespace as its labels say). */
 export interface ObservedReplica {
   name: string;
   namespace: string;

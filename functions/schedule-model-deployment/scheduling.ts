@@ -48,7 +48,12 @@
  *   device that cannot be converted (a capacity that is no quantity, a
  *   version that is no semver), is held as it is (`held`, counted like any
  *   retained replica) instead of being dropped; such a cluster takes no new
- *   replica, refused with the reason.
+ *   replica, refused with the reason. Missing state is not change: a replica
+ *   that no longer fits on a cluster that publishes no status, no
+ *   `status.gpuPools` or no readable Ready condition (`unknown`) is held
+ *   too, instead of going as "pool gone" or "not Ready"; and one whose
+ *   cluster is not listed while a fetched cluster has no readable name
+ *   (it could be that one) is held instead of going as "cluster gone".
  * - Ownership is (namespace, label modelplane.ai/deployment): a same-named
  *   deployment in another namespace is "another deployment" (README item 4).
  * - Costs in devices (capacity.ts): each pod of a claiming member needs its
@@ -144,7 +149,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
 
   // Phase 2: classify.
   const byName = new Map(fleet.clusters.map((c) => [c.name, c]));
-  const { current, moving } = classify(compiled.engines, byName, replicas.filter(owns), d, table);
+  const unnamed = fleet.unnamed > 0 ? msgUnnamedClusters(fleet.unnamed) : undefined;
+  const { current, moving } = classify(compiled.engines, byName, replicas.filter(owns), d, table, unnamed);
   // Phase 3: scale down.
   const survivors = scaleDown(current, d.replicas);
   // Phase 4: retire.
@@ -191,20 +197,30 @@ function classify(
   ours: readonly ObservedReplica[],
   d: DeploymentSpec,
   table: MatchTable,
+  unnamed: string | undefined,
 ): { current: Retained[]; moving: Retained[] } {
   const seen = new Set<string>();
   const current: Retained[] = [];
   const misfits: ObservedReplica[] = [];
   for (const r of ours) {
     const cluster = clusters.get(r.clusterName);
-    if (cluster === undefined) continue;
+    if (cluster === undefined) {
+      // Gone, unless a fetched cluster without a readable name could be it: then held as it runs.
+      const id = identity(r.clusterName, r.index);
+      if (unnamed === undefined || r.clusterName === '' || seen.has(id)) continue;
+      seen.add(id);
+      const unknown: FleetCluster = { name: r.clusterName, ready: false, gatewayAddress: '', taints: [], pools: [] };
+      current.push({ replica: r, candidate: heldCandidate(unknown, r, unnamed) });
+      continue;
+    }
     const id = identity(cluster.name, r.index);
     if (seen.has(id)) continue;
     const drained = untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute');
     const garbage = cluster.unreadable;
     const placements = drained || garbage !== undefined ? undefined : reResolve(engines, cluster, r, table);
     if (placements === undefined) {
-      const why = drained ? undefined : (garbage ?? unconvertibleDevice(cluster, r));
+      // Missing state (cluster.unknown) is not change either: a misfit read from it is held, not dropped.
+      const why = drained ? undefined : (garbage ?? unconvertibleDevice(cluster, r) ?? cluster.unknown);
       if (why !== undefined) {
         // Garbage is not change: held as it runs, counted like a current replica.
         seen.add(id);
@@ -247,6 +263,11 @@ function classify(
     });
   }
   return { current, moving };
+}
+
+/** `1 fetched InferenceCluster has no readable metadata.name, so this one may still exist` (why a replica on a cluster not listed is held). */
+export function msgUnnamedClusters(n: number): string {
+  return `${n === 1 ? '1 fetched InferenceCluster has' : `${n} fetched InferenceClusters have`} no readable metadata.name, so this one may still exist`;
 }
 
 /** A replica kept as observed: its engines and pools as stamped, no requests resolved. */

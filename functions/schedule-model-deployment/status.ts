@@ -158,9 +158,21 @@ export function deploymentStatus(
   };
 }
 
-/** ReplicasReady from R ready of N placed (model-side.md §2.4). */
-export function readyCondition(ready: number, total: number): Condition {
+/** Most notes (held resources) listed in one condition message. */
+export const MAX_NOTES = 3;
+
+/** `; <note>; <note>; <note>; and N more`, or "" with no notes: what is held, appended to a condition message. */
+export function msgNotes(notes: readonly string[]): string {
+  if (notes.length === 0) return '';
+  const shown = notes.slice(0, MAX_NOTES);
+  if (notes.length > MAX_NOTES) shown.push(`and ${notes.length - MAX_NOTES} more`);
+  return `; ${shown.join('; ')}`;
+}
+
+/** ReplicasReady from R ready of N placed (model-side.md §2.4), with what is held ({@link msgNotes}) appended. */
+export function readyCondition(ready: number, total: number, notes: readonly string[] = []): Condition {
   if (total === 0) return condition(TYPE_READY, false, REASON.NoReplicasScheduled);
-  if (ready === total) return condition(TYPE_READY, true, REASON.AllReplicasReady, `${ready} of ${total} ready`);
-  return condition(TYPE_READY, false, REASON.ModelStarting, `${ready} of ${total} ready`);
+  const message = `${ready} of ${total} ready${msgNotes(notes)}`;
+  if (ready === total) return condition(TYPE_READY, true, REASON.AllReplicasReady, message);
+  return condition(TYPE_READY, false, REASON.ModelStarting, message);
 }

@@ -344,6 +344,40 @@ describe('declared gaps (spec/README.md item 16)', () => {
     });
   });
 
+  it('a fetched cluster without a readable name: the children of clusters not listed are kept, a Warning and ClustersMatched name the field (the fuzz run)', () => {
+    const nameless = gke();
+    (nameless.metadata as JsonObject)['name'] = 42;
+    const note = '1 fetched InferenceCluster has no readable metadata.name; the children of clusters not listed are kept as they are until it has one';
+    const out = run(cache(), { clusters: [nameless] }, { 'pvc-cluster-a': bound(), 'hydrate-cluster-a': complete() });
+    const { status: _p, ...pvcSeen } = bound().resource;
+    const { status: _j, ...jobSeen } = complete().resource;
+    expect(out.resources).toEqual({ 'pvc-cluster-a': { resource: pvcSeen, ready: true }, 'hydrate-cluster-a': { resource: jobSeen, ready: true } });
+    expect(out.results).toEqual([{ severity: 'Warning', message: note }]);
+    expect(out.conditions).toEqual([
+      { type: 'ClustersMatched', status: 'False', reason: 'NoClusters', message: note },
+      { type: 'ArtifactReady', status: 'False', reason: 'NoClusters' },
+    ]);
+    expect(out.status).toEqual({ summary: { ready: '0/0' }, clusters: [] });
+    // A name no API server admits (not a DNS-1123 subdomain) is no name either.
+    (nameless.metadata as JsonObject)['name'] = 'cluster-a\u2713';
+    const unicode = run(cache(), { clusters: [nameless] }, { 'pvc-cluster-a': bound(), 'hydrate-cluster-a': complete() });
+    expect(Object.keys(unicode.resources).sort()).toEqual(['hydrate-cluster-a', 'pvc-cluster-a']);
+    expect(unicode.results).toEqual([{ severity: 'Warning', message: note }]);
+  });
+
+  it('beside a listed cluster, a nameless one keeps only the children of clusters not listed; the listed one is composed as usual', () => {
+    const nameless = gke('x');
+    delete (nameless as JsonObject)['metadata'];
+    const out = run(cache(), { clusters: [gke('cluster-b'), nameless] }, { 'pvc-cluster-a': bound() });
+    expect(Object.keys(out.resources).sort()).toEqual(['hydrate-cluster-b', 'pvc-cluster-a', 'pvc-cluster-b']);
+    expect(out.conditions[0]).toEqual({
+      type: 'ClustersMatched',
+      status: 'True',
+      reason: 'Matched',
+      message: '1 fetched InferenceCluster has no readable metadata.name; the children of clusters not listed are kept as they are until it has one',
+    });
+  });
+
   it('an invalid spec keeps the children and says which field', () => {
     const xr = cache();
     (xr['spec'] as JsonObject)['huggingFace'] = { repo: 'Qwen/Qwen3-0.6B', sizeGiB: 0 };

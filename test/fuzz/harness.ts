@@ -198,7 +198,8 @@ export async function fuzzFunction(fn: string, seeds: readonly Seed[], caller: C
     const problems = profileOf(fn).readsSpec
       ? (await xrProblems(fuzz.request.observed?.composite?.resource)).filter((p) => !base.problems.has(`${p.path}: ${p.message}`))
       : [];
-    for (const v of checkCase({ fuzz, outcome, shuffled, baselineDesired: base.desired, xrProblems: problems })) {
+    const absentDrops = profileOf(fn).absentDrops;
+    for (const v of checkCase({ fuzz, outcome, shuffled, baselineDesired: base.desired, xrProblems: problems, ...(absentDrops ? { absentDrops } : {}) })) {
       report.findings.push({ ...v, fn, caseIndex: i, seed: seeds[si]!.source, mutations: fuzz.mutations });
     }
   }

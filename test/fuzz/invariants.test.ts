@@ -43,6 +43,18 @@ describe('fuzz invariants', () => {
     expect(checkCase(run(RunFunctionResponse.fromPartial({})))).toEqual([{ invariant: 'dropped', detail: 'observed service not in desired' }]);
   });
 
+  it('allow a drop the spec asks for when a requirement is fetched and empty, and only then', () => {
+    const absent = { request, mutations: [{ scope: 'required-absent' as const, kind: 'absent', target: 'required model-replicas' }], inProcessOnly: false };
+    const absentDrops = { 'model-replicas': { keys: ['service'] } };
+    expect(checkCase(run(RunFunctionResponse.fromPartial({}), { fuzz: absent, absentDrops }))).toEqual([]);
+    // Not fetched yet is not absent; another requirement's absence is no licence either.
+    const pending = { ...absent, mutations: [{ scope: 'required-pending' as const, kind: 'pending', target: 'required model-replicas' }] };
+    const other = { ...absent, mutations: [{ scope: 'required-absent' as const, kind: 'absent', target: 'required class-gpu' }] };
+    for (const fuzz of [pending, other]) {
+      expect(checkCase(run(RunFunctionResponse.fromPartial({}), { fuzz, absentDrops }))).toEqual([{ invariant: 'dropped', detail: 'observed service not in desired' }]);
+    }
+  });
+
   it('report an invalid XR no Fatal or False condition names', () => {
     const problems = [{ path: 'spec.url', message: 'Required' }];
     const silent = checkCase(run(kept, { xrProblems: problems }));
@@ -52,6 +64,20 @@ describe('fuzz invariants', () => {
       conditions: [{ type: 'RoutingReady', status: Status.STATUS_CONDITION_FALSE, reason: 'InvalidSpec', message: 'Invalid ModelEndpoint: spec.url: Required' }],
     });
     expect(checkCase(run(named, { xrProblems: problems }))).toEqual([]);
+  });
+
+  it('read a field path whose map key holds a colon (the fuzz run: a capacity key `b/c:d` read as `b/c`)', () => {
+    const problems = [{ path: 'spec.devices[0].capacity.a.b/c:d.value', message: 'Required' }];
+    const named = RunFunctionResponse.fromPartial({
+      ...kept,
+      conditions: [{ type: 'Accepted', status: Status.STATUS_CONDITION_FALSE, reason: 'InvalidSpec', message: 'Invalid: spec.devices[0].capacity.a.b/c:d.value: Required' }],
+    });
+    expect(checkCase(run(named, { xrProblems: problems }))).toEqual([]);
+    const other = RunFunctionResponse.fromPartial({
+      ...kept,
+      conditions: [{ type: 'Accepted', status: Status.STATUS_CONDITION_FALSE, reason: 'InvalidSpec', message: 'Invalid: spec.devices[0].capacity.a.b/c:e: Required' }],
+    });
+    expect(checkCase(run(other, { xrProblems: problems })).map((v) => v.invariant)).toEqual(['invalid-unnamed']);
   });
 
   it('report a response that depends on map order, and a planted Secret value', () => {

@@ -16,8 +16,11 @@
  *    anyway; after a valid change of the spec anything may go; otherwise
  *    (an invalid XR, a requirement not fetched yet, absent or garbage, a
  *    garbage observed object, earlier steps' desired state, the context)
- *    everything the seed's response kept stays. (Observed keys the seed's
- *    response did not keep may belong to a later pipeline step.)
+ *    everything the seed's response kept stays, except the keys the
+ *    function's profile says the spec removes when a requirement is fetched
+ *    and empty (profiles.ts `absentDrops`; "absent" is an answer, not a
+ *    transient). (Observed keys the seed's response did not keep may belong
+ *    to a later pipeline step.)
  * 5. `nondeterministic`: the same request with its maps in another order
  *    gives the same response (compared in Go's deterministic encoding order:
  *    map keys sorted, lists as they are).
@@ -46,6 +49,8 @@ export interface CaseRun {
   baselineDesired: ReadonlySet<string>;
   /** New XRD validation problems of the mutated XR in spec/metadata (`path: message`), with their paths. */
   xrProblems: readonly { path: string; message: string }[];
+  /** Observed keys the spec removes when a requirement is fetched and empty (profiles.ts `absentDrops`). */
+  absentDrops?: Readonly<Record<string, { keys: readonly string[] }>>;
 }
 
 /** Map keys sorted at every level: the order Go's deterministic encoding writes. */
@@ -107,11 +112,20 @@ function keysToKeep(run: CaseRun): string[] {
   const scopes = new Set(run.fuzz.mutations.map((m) => m.scope));
   const specChanged = scopes.has('xr-spec') || scopes.has('xr-metadata');
   if (specChanged && run.xrProblems.length === 0) return [];
-  return observed.filter((k) => run.baselineDesired.has(k));
+  const mayGo = new Set<string>();
+  for (const m of run.fuzz.mutations) {
+    if (m.scope !== 'required-absent') continue;
+    for (const k of run.absentDrops?.[m.target.replace(/^required /, '')]?.keys ?? []) mayGo.add(k);
+  }
+  return observed.filter((k) => run.baselineDesired.has(k) && !mayGo.has(k));
 }
 
-/** Field paths named in free text: `spec.a[0].b`, `metadata.name`, `spec:`. */
-const FIELD = /\b(spec|metadata)((?:\.[A-Za-z_][\w\-/]*|\[[^\]\s]*\])*)/g;
+/**
+ * Field paths named in free text: `spec.a[0].b`, `metadata.name`, `spec:`,
+ * `spec.devices[0].capacity.a.b/c:d` (a map key may hold a `:`; a `:`
+ * followed by a space or the end ends the path, as in `spec.url: Required`).
+ */
+const FIELD = /\b(spec|metadata)((?:\.[A-Za-z_][\w\-/]*(?::[\w\-/]+)*|\[[^\]\s]*\])*)/g;
 
 function segments(path: string): string[] {
   return path

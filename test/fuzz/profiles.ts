@@ -9,10 +9,26 @@ export interface Profile {
   /** False: the function reads no spec of its XR, so an invalid spec is not its to report. */
   readsSpec: boolean;
   reason: string;
+  /**
+   * Observed keys the spec removes when a requirement is fetched and empty
+   * (`required-absent`: "absent" is an answer, spec/README.md item 3, not a
+   * transient): requirement name → the keys that may go, with why.
+   */
+  absentDrops?: Readonly<Record<string, { keys: readonly string[]; reason: string }>>;
 }
 
 /** The functions that differ from the default. */
 export const PROFILES: Readonly<Record<string, Profile>> = {
+  'compose-inference-cluster': {
+    readsSpec: true,
+    reason: 'reads its XR',
+    absentDrops: {
+      // Not a false drop: the replica guard exists only while ModelReplicas are scheduled to the
+      // cluster; with `model-replicas` fetched and empty it goes, so the cluster becomes deletable
+      // (platform-side.md §7.2 step 1, acceptance ICL-G2). Keeping it would block deletion forever.
+      'model-replicas': { keys: ['usage-replicas'], reason: 'the replica guard goes when no ModelReplica is scheduled to the cluster (platform-side.md §7.2 step 1, ICL-G2)' },
+    },
+  },
   'compose-usages': {
     readsSpec: false,
     reason:

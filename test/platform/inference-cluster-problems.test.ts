@@ -280,6 +280,29 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'GKE block missing and a pool the schema rejects',
+    reason: 'the reference warning as it is; the condition also names the pool field, so one fix does not reveal the next (found by the fuzz run)',
+    req: () => {
+      const xr = inferenceCluster({ source: 'GKE' }, [pool('l4-pool', 'gpu-l4', { zones: ['a'] })]);
+      ((xr['spec'] as JsonObject)['nodePools'] as JsonObject[])[0]!['name'] = 7;
+      return request(xr, { required: requiredClasses(classes.gkeL4()) });
+    },
+    want: {
+      ready: false,
+      resources: {},
+      conditions: [
+        {
+          type: 'ClusterReady',
+          status: 'False',
+          reason: 'InvalidSpec',
+          message: 'spec.cluster.gke: GKE configuration is required when source is GKE; spec.nodePools[0].name: Invalid input: expected string, received number',
+        },
+      ],
+      results: [{ severity: 'Warning', message: 'GKE configuration is required when source is GKE' }],
+      requirements: icRequirements(['gpu-l4']),
+    },
+  },
+  {
     name: 'unsupported source',
     reason: 'the reference warning for a source outside the enum',
     req: () => request(inferenceCluster({ source: 'OCI' }, [pool('l4-pool', 'gpu-l4')]), { required: requiredClasses(classes.gkeL4()) }),
@@ -346,5 +369,18 @@ const cases: Case[] = [
 describe('compose-inference-cluster: user errors never tear down', () => {
   it.each(cases)('$name', ({ req, want }) => {
     expect(compose(req())).toStrictEqual(want);
+  });
+});
+
+describe('compose-inference-cluster: garbage observed children are held, never a throw', () => {
+  it('an observed ServingStack without apiVersion is passed through on a hold path (the fuzz run: "Cannot read properties of undefined")', () => {
+    const { apiVersion: _a, ...stack } = { ...expectedStack([]), spec: { secrets: [], crossplane: { compositionRef: { name: 'x' } } } };
+    const req = request(inferenceCluster({ source: 'GKE' }, [pool('l4-pool', 'gpu-l4', { zones: ['a'] })]), {
+      observed: { 'serving-stack': observed(stack as unknown as KubeObject) },
+    });
+    const out = compose(req);
+    // Kept as observed (status dropped); without an apiVersion it is not known to be our nested XR, so spec.crossplane stays.
+    expect(out.resources).toEqual({ 'serving-stack': { resource: stack } });
+    expect(out.conditions.map((c) => [c.type, c.reason, c.message])).toEqual([['ClusterReady', 'InvalidSpec', 'spec.cluster.gke: GKE configuration is required when source is GKE']]);
   });
 });

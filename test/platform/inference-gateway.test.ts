@@ -153,6 +153,7 @@ const installing: Condition[] = [{ type: 'ControllerReady', status: 'False', rea
 const healthy: Condition[] = [{ type: 'ControllerReady', status: 'True', reason: 'ControllerHealthy' }];
 const pcObserved = () => ({ 'provider-config-helm': observed(pc) });
 
+const NO_TRAEFIK_AND_BOGUS = 'spec.traefik is required when spec.backend is Traefik. Invalid InferenceGateway: spec: Unrecognized key: "bogus"';
 const cases: Case[] = [
   {
     name: 'IG-1 nothing observed',
@@ -295,6 +296,17 @@ const cases: Case[] = [
         { type: 'ControllerReady', status: 'False', reason: 'InvalidSpec', message: 'spec.traefik is required when spec.backend is Traefik.' },
       ],
       results: [{ severity: 'Warning', message: 'spec.traefik is required when spec.backend is Traefik.' }],
+      requirements: {},
+    },
+  },
+  {
+    name: 'no spec.traefik and another field the schema rejects',
+    reason: 'both are named, so one fix does not reveal the next (the fuzz run)',
+    req: () => request({ ...gatewayXR(), spec: { backend: 'Traefik', bogus: 1 } }, { observed: { 'provider-config-helm': observed(pc) } }),
+    want: {
+      resources: { 'provider-config-helm': { resource: pc } },
+      conditions: [{ type: 'ControllerReady', status: 'False', reason: 'InvalidSpec', message: NO_TRAEFIK_AND_BOGUS }],
+      results: [{ severity: 'Warning', message: NO_TRAEFIK_AND_BOGUS }],
       requirements: {},
     },
   },

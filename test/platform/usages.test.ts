@@ -121,6 +121,37 @@ const cases: Case[] = [
       requirements: {},
     },
   },
+  {
+    name: 'consumer unreadable, Usage observed',
+    reason: 'a consumer still desired whose apiVersion and kind are garbage keeps its composed Usage as it is, with a Warning naming the fields, never a throw (the fuzz run)',
+    req: () =>
+      request(xr('test-ns'), {
+        desired: { 'cert-manager': { resource: { ...releaseObj(), apiVersion: 7 as unknown as string, kind: 'Release\u0000' } } },
+        observed: { 'usage-pc-cert-manager': { resource: { ...usageFor('cert-manager', HELM, 'Release').resource, status: { conditions: [] } }, connectionDetails: {} } },
+      }),
+    want: {
+      resources: { 'usage-pc-cert-manager': usageFor('cert-manager', HELM, 'Release') },
+      conditions: [],
+      results: [
+        {
+          severity: 'Warning',
+          message:
+            "Usage 'usage-pc-cert-manager' is kept as it is: desired resource 'cert-manager' no longer reads as a ProviderConfig consumer (apiVersion <number>, kind \"Release\\u0000\", spec.providerConfigRef.name \"test-cluster\")",
+        },
+      ],
+      requirements: {},
+    },
+  },
+  {
+    name: 'consumer gone, Usage observed',
+    reason: 'a consumer no longer desired takes its Usage with it',
+    req: () =>
+      request(xr('test-ns'), {
+        desired: { 'provider-config-helm': { resource: pcHelm, ready: true } },
+        observed: { 'usage-pc-cert-manager': { resource: usageFor('cert-manager', HELM, 'Release').resource, connectionDetails: {} } },
+      }),
+    want: { resources: {}, conditions: [], results: [], requirements: {} },
+  },
 ];
 
 describe('compose-usages (§13.5)', () => {

@@ -129,7 +129,7 @@ describe('the scheduler over ledgers', () => {
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-0': ours }, required: { clusters: [garbage], 'own-replicas': [ours] } }));
     expect(out.resources).toEqual({ 'replica-cluster-a-0': { resource: (({ status: _s, ...rest }) => rest)(structuredClone(ours)), ready: true } });
     expect(out.results.map((r) => r.message)).toEqual([
-      "replica my-model-5ab63 on cluster cluster-a is kept as it is: the cluster's published state cannot be read: status.gpuPools[0].used.nodes: expected an integer >= 0",
+      "replica my-model-5ab63 on cluster cluster-a is kept as it is until the cluster's state can be read: status.gpuPools[0].used.nodes: expected an integer >= 0",
     ]);
   });
 

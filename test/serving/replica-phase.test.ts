@@ -72,6 +72,13 @@ describe('ModelReplica phase (issue 19)', () => {
     expect(s).toStrictEqual({ phase: 'Serving', phaseSince: '2026-01-01T10:21:00Z' });
   });
 
+  it('a garbage entry among the workload conditions is skipped: Serving since the Ready one (the fuzz run: a null entry threw)', () => {
+    const w = workload({ applied: true, ready: true, at: '2026-01-01T10:21:00Z' });
+    const status = w.resource['status'] as JsonObject;
+    status['conditions'] = [null, 'garbage', ...(status['conditions'] as JsonObject[])];
+    expect(statusOf(xr({ phase: 'Starting', phaseSince: '2026-01-01T10:00:05Z' }), w)).toStrictEqual({ phase: 'Serving', phaseSince: '2026-01-01T10:21:00Z' });
+  });
+
   it('Degraded: was Serving, now not available; since it lost Ready', () => {
     const s = statusOf(xr({ phase: 'Serving', phaseSince: '2026-01-01T10:21:00Z' }), workload({ applied: true, ready: false, at: '2026-01-01T12:00:00Z' }));
     expect(s).toStrictEqual({ phase: 'Degraded', phaseSince: '2026-01-01T12:00:00Z' });
