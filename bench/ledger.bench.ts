@@ -24,13 +24,11 @@
  * (bench/fleet.ts) in a fresh process: wall time and peak RSS beside the
  * targets (60 s, 1 GiB). Nothing is asserted (bench/run.ts).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import * as grpc from '@grpc/grpc-js';
-import { REPO_ROOT } from '../cli/functions.js';
 import { withUsage } from '../functions/compose-inference-cluster/usage.js';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
 import { encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
@@ -39,6 +37,7 @@ import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.j
 import { composeWith, REQ_REPLICAS } from '../functions/schedule-model-deployment/compose.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
 import { writeFleet } from './fleet.js';
+import { planOnce } from './plan.bench.js';
 import { pct, startCompiled, timeGrpc } from './scheduler.bench.js';
 import { cluster, deployment } from './scheduler-fleet.js';
 
@@ -111,30 +110,6 @@ function rfr(xr: KubeObject, observed: Record<string, KubeObject>, required: Rec
 
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 
-/** `modelplane plan` of a generated fleet in a fresh process: wall ms, peak RSS MiB, summary. */
-function planOnce(path: string): { ms: number; rssMiB: number; summary: string } {
-  const start = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      `const { plan } = await import(${JSON.stringify(join(REPO_ROOT, 'cli/plan/plan.ts'))});
-       const { buildReport } = await import(${JSON.stringify(join(REPO_ROOT, 'cli/plan/report.ts'))});
-       const rep = buildReport(await plan([${JSON.stringify(path)}]));
-       const placed = rep.deployments.reduce((a, d) => a + d.scheduledReplicas, 0);
-       const wanted = rep.deployments.reduce((a, d) => a + d.desiredReplicas, 0);
-       console.log(JSON.stringify({ rss: process.resourceUsage().maxRSS, summary: \`converged=\${rep.converged} rounds=\${rep.rounds} clusters=\${rep.clusters.length} replicas=\${placed}/\${wanted}\` }));`,
-    ],
-    { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...(process.env['LEDGER_BENCH_PROF'] ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=.cache/ledger-prof' } : {}) } },
-  );
-  const ms = performance.now() - start;
-  if (r.status !== 0) throw new Error(`plan failed: ${r.stderr}`);
-  const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { rss: number; summary: string };
-  return { ms, rssMiB: out.rss / 1024, summary: out.summary };
-}
-
 export default async function (): Promise<void> {
   const t0 = performance.now();
   const fleet = generate();
@@ -186,7 +161,7 @@ export default async function (): Promise<void> {
   if (process.env['LEDGER_BENCH_PLAN'] === '0') return;
   const dir = mkdtempSync(join(tmpdir(), 'mp-ledger-fleet-'));
   writeFleet(dir, PLAN);
-  const p = planOnce(dir);
+  const p = planOnce(dir, process.env['LEDGER_BENCH_PROF'] ? { NODE_OPTIONS: '--cpu-prof --cpu-prof-dir=.cache/ledger-prof' } : {});
   process.stdout.write(
     `plan of ${PLAN.clusters} clusters x ${PLAN.deployments} deployments (${PLAN.services} services): wall ${(p.ms / 1000).toFixed(1)} s [target <= 60 s], ` +
       `peak RSS ${p.rssMiB.toFixed(0)} MiB [target <= 1024 MiB]; ${p.summary}\n`,

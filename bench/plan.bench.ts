@@ -17,8 +17,12 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** One `modelplane plan` in a child process: wall ms, peak RSS MiB, and the summary. */
-function once(path: string): { ms: number; rssMiB: number; summary: string } {
+/**
+ * One `modelplane plan` in a child process: wall ms, peak RSS MiB, and the
+ * summary. `env` is added to the child's environment (e.g. NODE_OPTIONS for a
+ * CPU profile).
+ */
+export function planOnce(path: string, env: Record<string, string> = {}): { ms: number; rssMiB: number; summary: string } {
   const start = performance.now();
   const r = spawnSync(
     process.execPath,
@@ -34,7 +38,7 @@ function once(path: string): { ms: number; rssMiB: number; summary: string } {
        const objects = Object.values(rep.resources).reduce((a, b) => a + b, 0);
        console.log(JSON.stringify({ rss: process.resourceUsage().maxRSS, summary: \`converged=\${rep.converged} rounds=\${rep.rounds} clusters=\${rep.clusters.length} replicas=\${placed}/\${wanted} composed=\${objects}\` }));`,
     ],
-    { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } },
   );
   const ms = performance.now() - start;
   if (r.status !== 0) throw new Error(`plan failed: ${r.stderr}`);
@@ -43,7 +47,7 @@ function once(path: string): { ms: number; rssMiB: number; summary: string } {
 }
 
 function report(label: string, path: string, runs: number, target: string): void {
-  const results = Array.from({ length: runs }, () => once(path));
+  const results = Array.from({ length: runs }, () => planOnce(path));
   console.log(
     `plan ${label}: wall median ${median(results.map((r) => r.ms)).toFixed(0)} ms, peak RSS median ${median(results.map((r) => r.rssMiB)).toFixed(0)} MiB ` +
       `over ${runs} runs; ${results[0]!.summary}  [target: ${target}]`,
