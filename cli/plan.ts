@@ -137,9 +137,10 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...d }, null, 2)}\n`);
     else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...d }));
     else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${formatDiff(d)}`);
-  } else if (flags.output === 'json') io.out(`${JSON.stringify({ ...report, state: planState(result.store.all()) }, null, 2)}\n`);
-  else if (flags.output === 'yaml') io.out(toYaml({ ...report, state: planState(result.store.all()) }));
-  else {
+  } else if (flags.output === 'json' || flags.output === 'yaml') {
+    const full = { ...report, state: planState(result.store.all()) };
+    io.out(flags.output === 'json' ? `${JSON.stringify(full, null, 2)}\n` : toYaml(full));
+  } else {
     io.out(
       formatText(report, {
         color: process.stdout.isTTY === true,
