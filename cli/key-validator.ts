@@ -3,7 +3,8 @@
  * the HTTP endpoint Traefik's forwardAuth Middleware asks before a request
  * reaches any endpoint.
  *
- * Protocol: `GET|POST|… /<namespace>/<secret>` with the client's headers
+ * Protocol: `GET /healthz` → 200 `ok` (the pod's probes). `GET|POST|…
+ * /<namespace>/<secret>` with the client's headers
  * (Traefik forwardAuth copies them). 200 (empty body) when `Authorization` is
  * `Bearer <key>` and `<key>` equals one of the Secret's values (each data
  * value is one key, base64-decoded, surrounding whitespace trimmed); else 401
@@ -44,7 +45,13 @@ export function keyValidator(
   onDecision: (d: { namespace: string; secret: string; allowed: boolean }) => void = () => {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const parts = (req.url ?? '/').split('?')[0]!.split('/').filter((p) => p !== '');
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    const parts = path.split('/').filter((p) => p !== '');
     const refuse = () => {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="modelplane"' });
       res.end(UNAUTHORIZED_BODY);
@@ -80,4 +87,85 @@ export function secretKeySource(get: (path: string) => Promise<{ status: number;
 export function startKeyValidator(source: KeySource, host = '127.0.0.1', port = 0): Promise<Server> {
   const server = createServer(keyValidator(source));
   return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+}
+
+/**
+ * `source` with each Secret's keys kept for `ttlMs` milliseconds (default 5 s),
+ * so a burst of requests reads a Secret once, and a rotated or revoked key
+ * takes effect within `ttlMs`. A failed read is not kept. `now` is the clock
+ * (ms), injectable for tests.
+ */
+export function cachedKeySource(source: KeySource, ttlMs = 5000, now: () => number = Date.now): KeySource {
+  const cache = new Map<string, { at: number; keys: Promise<string[]> }>();
+  return (namespace, name) => {
+    const id = `${namespace}/${name}`;
+    const hit = cache.get(id);
+    if (hit && now() - hit.at < ttlMs) return hit.keys;
+    const keys = source(namespace, name);
+    cache.set(id, { at: now(), keys });
+    keys.catch(() => cache.delete(id));
+    return keys;
+  };
+}
+
+/**
+ * A raw GET over the Kubernetes API as the kubeconfig at `kubeconfig` (or, when
+ * undefined, the pod's own ServiceAccount: `KubeConfig.loadFromCluster`, the
+ * token and CA under /var/run/secrets/kubernetes.io/serviceaccount). Never
+ * rejects: a transport error is status 0.
+ */
+export async function kubeGet(kubeconfig?: string): Promise<(path: string) => Promise<{ status: number; body: string }>> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { request } = await import('node:https');
+  const kc = new KubeConfig();
+  if (kubeconfig === undefined) kc.loadFromCluster();
+  else kc.loadFromFile(kubeconfig);
+  const server = new URL(kc.getCurrentCluster()?.server ?? 'https://kubernetes.default.svc');
+  return async (path) => {
+    const opts: import('node:https').RequestOptions = {
+      method: 'GET',
+      host: server.hostname,
+      port: server.port || 443,
+      path,
+      headers: { Accept: 'application/json' },
+    };
+    await kc.applyToHTTPSOptions(opts);
+    return new Promise((resolve) => {
+      const req = request(opts, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', () => resolve({ status: 0, body: '' }));
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+      req.on('error', () => resolve({ status: 0, body: '' }));
+      req.end();
+    });
+  };
+}
+
+/**
+ * `modelplane key-validator`: serves the validator on `listen` (`host:port`)
+ * with keys read through the Kubernetes API as `kubeconfig` (default: the
+ * pod's ServiceAccount), cached 5 s. Logs one JSON line per decision
+ * (namespace, secret, allowed; never a key), and stops on SIGTERM/SIGINT
+ * after the requests in flight. Resolves with the listening server.
+ * Throws when `listen` is not `host:port` or the kubeconfig cannot be loaded.
+ */
+export async function runKeyValidator(opts: { listen: string; kubeconfig?: string }): Promise<Server> {
+  const m = /^(.*):(\d{1,5})$/.exec(opts.listen);
+  if (!m || Number(m[2]) > 65535) throw new Error(`--listen ${opts.listen}: want host:port, e.g. 0.0.0.0:8080`);
+  const host = m[1] === '' ? '0.0.0.0' : m[1]!.replace(/^\[(.*)\]$/, '$1');
+  const source = cachedKeySource(secretKeySource(await kubeGet(opts.kubeconfig)));
+  const log = (d: { namespace: string; secret: string; allowed: boolean }) =>
+    process.stdout.write(`${JSON.stringify({ msg: 'key check', namespace: d.namespace, secret: d.secret, allowed: d.allowed })}\n`);
+  const server = createServer(keyValidator(source, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(m[2]), host, () => resolve());
+  });
+  const address = server.address();
+  process.stdout.write(`${JSON.stringify({ msg: 'key validator listening', address: typeof address === 'object' && address ? `${address.address}:${address.port}` : opts.listen })}\n`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => server.close(() => process.exit(0)));
+  return server;
 }

@@ -15,6 +15,7 @@ const lazy = {
   selector: () => import('./selector.js'),
   serve: () => import('./serve.js'),
   functions: () => import('./functions.js'),
+  keyValidator: () => import('./key-validator.js'),
   lifecycle: () => import('./dev/lifecycle.js'),
   quiet: () => import('./dev/quiet.js'),
   runtime: () => import('./dev/runtime/index.js'),
@@ -153,6 +154,19 @@ program
       await (await lazy.serve()).runServe(names, opts);
     } catch (err) {
       fail('serve', err);
+    }
+  });
+
+program
+  .command('key-validator')
+  .description('serve the API-key validator Traefik forwardAuth asks (what the InferenceGateway runs in modelplane-system)')
+  .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8080')
+  .option('--kubeconfig <file>', 'read key Secrets as this kubeconfig (default: the pod\'s ServiceAccount)')
+  .action(async (opts: { listen: string; kubeconfig?: string }) => {
+    try {
+      await (await lazy.keyValidator()).runKeyValidator(opts);
+    } catch (err) {
+      fail('key-validator', err);
     }
   });
 

@@ -19,11 +19,9 @@ import type { JsonObject, KubeObject } from '../functions/lib/function.js';
 import { functionFolders, functionName, REPO_ROOT } from './functions.js';
 import { UserError } from './load.js';
 import { toYaml } from './render/output.js';
+import { FUNCTION_REGISTRY, PACKAGE_VERSION } from '../functions/lib/package.js';
 
-/** Registry and org of our function images. */
-export const FUNCTION_REGISTRY = 'xpkg.modelplane.ai/modelplane';
-/** Version of the packages this tree builds. */
-export const PACKAGE_VERSION = 'v0.1.0';
+export { FUNCTION_REGISTRY, PACKAGE_VERSION } from '../functions/lib/package.js';
 
 function readDocs(path: string): KubeObject[] {
   return parseAllDocuments(readFileSync(path, 'utf8'))

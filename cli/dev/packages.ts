@@ -178,7 +178,14 @@ export async function buildAndPush(
   );
 }
 
-/** The CRD documents chart `name` installs (simulated.ts CHART_CRDS), read from the snapshot (one CRD per file). */
+/**
+ * The CRD documents chart `name` installs (simulated.ts CHART_CRDS), read from the snapshot `crds`
+ * (one CRD per file), else from our own stand-ins (cli/dev/crds: Traefik's Middleware, which the
+ * snapshot lacks). A file in neither is left out.
+ */
 export function chartCrds(chart: string, crds: string): KubeObject[] {
-  return (CHART_CRDS[chart] ?? []).filter((f) => existsSync(join(crds, f))).map((f) => parse(readFileSync(join(crds, f), 'utf8')) as KubeObject);
+  return (CHART_CRDS[chart] ?? [])
+    .map((f) => [join(crds, f), join(EXTRA_CRDS_DIR, f)].find((p) => existsSync(p)))
+    .filter((p): p is string => p !== undefined)
+    .map((p) => parse(readFileSync(p, 'utf8')) as KubeObject);
 }

@@ -75,6 +75,8 @@ export const CHART_CRDS: Readonly<Record<string, readonly string[]>> = {
     'gateway.envoyproxy.io/envoyproxies.yaml',
   ],
   lws: ['leaderworkerset.x-k8s.io/leaderworkersets.yaml'],
+  // Traefik v3.7.13's own Middleware CRD (cli/dev/crds: the snapshot has no traefik.io), for APIKey services' forwardAuth.
+  traefik: ['traefik.io/middlewares.yaml'],
 };
 
 /** Our own stand-in CRDs. */

@@ -10,13 +10,18 @@
  *   → Traefik once the ProviderConfig is observed and every CRD Established
  *   → GatewayClass `traefik` and Gateway `modelplane` once Traefik is Ready.
  *
- * - With `spec.auth` APIKey (the default for every ModelService without its
- *   own): the key validator's ServiceAccount and a Role/RoleBinding letting
- *   it get the one default key Secret (compose-model-service/auth.ts).
+ * - The key validator every APIKey ModelService's Middleware asks
+ *   (key-validator.ts): its ServiceAccount always; its Deployment, Service
+ *   and PodDisruptionBudget unless `spec.auth.validatorURL` names the
+ *   platform's own validator. With `spec.auth` APIKey (the default for every
+ *   ModelService without its own): a Role/RoleBinding letting it get the one
+ *   default key Secret (compose-model-service/auth.ts).
  *
  * Guarantees:
  * - Readiness: ProviderConfig, MetalLB namespace/pool/L2 and every Usage are
- *   always ready; a CRD when observed `Established`; the Releases when
+ *   always ready; the validator's Deployment when observed `Available` (until
+ *   then every APIKey service refuses every request, so the gateway is not
+ *   serving what was asked), its other objects once observed; a CRD when observed `Established`; the Releases when
  *   observed `Ready`; GatewayClass and Gateway when observed `Accepted` (not
  *   `Programmed`: a kind cluster may have no load balancer).
  * - `status.address` is the observed Gateway's first address; status is `{}`
@@ -60,6 +65,7 @@ import {
 import { keepObserved } from '../lib/function.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
+import { validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';
 import { withoutNulls } from '../lib/json.js';
@@ -134,11 +140,18 @@ export function compose(req: ComposeRequest): ComposeResult {
   if (traefikReady || seen('gateway')) put('gateway', gateway(), accepted('gateway'));
   if (traefikReady && !seen('gateway')) result.results.push(normal(MSG_TRAEFIK_READY));
 
+  // The key validator: in this cluster unless spec.auth.validatorURL names the platform's own.
+  put('key-validator-serviceaccount', validatorServiceAccount(), seen('key-validator-serviceaccount'));
+  const validatorURL = getPath(req.composite, 'spec', 'auth', 'validatorURL');
+  if (typeof validatorURL !== 'string' || validatorURL === '') {
+    put('key-validator', validatorDeployment(), conditionStatus(obs('key-validator'), 'Available') === 'True');
+    put('key-validator-service', validatorService(), seen('key-validator-service'));
+    put('key-validator-pdb', validatorDisruptionBudget(), seen('key-validator-pdb'));
+  }
   // The default key Secret (spec.auth APIKey): the key validator may read that one Secret.
   const secretRef = getPath(req.composite, 'spec', 'auth', 'apiKeys', 'secretRef') as { name?: string; namespace?: string } | undefined;
   if (getPath(req.composite, 'spec', 'auth', 'type') === 'APIKey' && secretRef?.name && secretRef.namespace) {
     const secret = { name: secretRef.name, namespace: secretRef.namespace };
-    put('key-validator-serviceaccount', validatorServiceAccount(), seen('key-validator-serviceaccount'));
     put('api-key-role', validatorRole('default', secret), seen('api-key-role'));
     put('api-key-rolebinding', validatorRoleBinding('default', secret), seen('api-key-rolebinding'));
   }

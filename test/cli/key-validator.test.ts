@@ -56,3 +56,34 @@ describe('key validator', () => {
     expect(bearerMatches(undefined, [KEY])).toBe(false);
   });
 });
+
+describe('key validator: probes and the Secret cache', () => {
+  it('GET /healthz → 200 ok, with no Secret read', async () => {
+    const r = await fetch(`${base}/healthz`);
+    expect({ status: r.status, body: await r.text() }).toStrictEqual({ status: 200, body: 'ok' });
+  });
+  it('cachedKeySource reads a Secret once per ttl, again after it, and never keeps a failed read', async () => {
+    const { cachedKeySource } = await import('../../cli/key-validator.js');
+    let reads = 0;
+    let fail = true;
+    let t = 1000;
+    const cached = cachedKeySource(
+      async () => {
+        reads++;
+        if (fail) throw new Error('apiserver down');
+        return ['k'];
+      },
+      5000,
+      () => t,
+    );
+    await expect(cached('ns', 's')).rejects.toThrow('apiserver down');
+    fail = false;
+    expect([await cached('ns', 's'), await cached('ns', 's'), reads]).toStrictEqual([['k'], ['k'], 2]);
+    t += 5000;
+    expect([await cached('ns', 's'), reads]).toStrictEqual([['k'], 3]);
+  });
+  it('runKeyValidator refuses a --listen that is not host:port, naming the flag', async () => {
+    const { runKeyValidator } = await import('../../cli/key-validator.js');
+    await expect(runKeyValidator({ listen: '8080' })).rejects.toThrow('--listen 8080: want host:port, e.g. 0.0.0.0:8080');
+  });
+});

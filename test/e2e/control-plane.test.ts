@@ -10,13 +10,19 @@
  * provider-helm and the workload clusters' kubelet and gateway controllers
  * (cli/dev/runtime).
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT } from '../../cli/functions.js';
+import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot } from './harness.js';
 
 const MIN = 60_000;
+/** API keys of the front-door step (test values, never printed by the product). */
+const RIGHT_KEY = 'sk-e2e-right';
+const OTHER_KEY = 'sk-e2e-other';
 
 /** Placements of a ModelDeployment as `cluster/pool` (its status). */
 function placements(ns: string, name: string): string[] | undefined {
@@ -232,6 +238,98 @@ spec:
       const refs = routes.flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? []));
       return refs.length === 2 ? true : undefined;
     }, { state: snapshot });
+  }, 10 * MIN);
+
+  it('the front door: an APIKey service, and the key validator reading its Secret through the Role the service composed, and no other', async () => {
+    const svc = 'qwen-keyed';
+    const manifest = `apiVersion: v1
+kind: Secret
+metadata:
+  name: qwen-keys
+stringData:
+  ci: ${RIGHT_KEY}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: other-keys
+stringData:
+  ci: ${OTHER_KEY}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata:
+  name: ${svc}
+spec:
+  endpoints:
+  - selector:
+      matchLabels:
+        modelplane.ai/deployment: qwen-demo
+  auth:
+    type: APIKey
+    apiKeys:
+      secretRef:
+        name: qwen-keys
+`;
+    const apply = kubectl(['apply', '-f', '-'], { input: manifest });
+    expect(apply.code, apply.stderr).toBe(0);
+    await eventually('qwen-keyed Authenticated APIKey', () => {
+      const ms = kubectlJson<Obj>(['get', 'modelservice', svc]);
+      return ms.status?.['auth'] === 'APIKey' && condition(ms, 'Authenticated') === 'True' ? true : undefined;
+    }, { state: snapshot });
+    const role = middlewareName(svc);
+    await eventually('its Middleware, Role and RoleBinding', () =>
+      kubectl(['get', `middleware.traefik.io/${role}`, `role/${role}`, `rolebinding/${role}`]).code === 0 ? true : undefined,
+    );
+    const deploy = kubectlJson<Obj>(['get', 'deployment', '-n', 'modelplane-system', 'modelplane-key-validator']);
+    expect(condition(deploy, 'Available')).toBe('True');
+    // The validator as its pod runs it: the ServiceAccount's own token, nothing more.
+    const token = kubectl(['create', 'token', 'modelplane-key-validator', '-n', 'modelplane-system']);
+    expect(token.code, token.stderr).toBe(0);
+    const admin = parseYaml(readFileSync(join(E2E_DIR, 'kubeconfig'), 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    const kc = join(E2E_DIR, 'key-validator.kubeconfig');
+    writeFileSync(
+      kc,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'cp', cluster: { server: admin.clusters[0]!.cluster.server, 'certificate-authority': join(E2E_DIR, 'pki', 'ca.crt') } }],
+        users: [{ name: 'validator', user: { token: token.stdout.trim() } }],
+        contexts: [{ name: 'cp', context: { cluster: 'cp', user: 'validator' } }],
+        'current-context': 'cp',
+      }),
+    );
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', '127.0.0.1:0', '--kubeconfig', kc], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /"address":"([^"]+)"/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`key-validator exited ${code}: ${out}`)));
+      });
+      const ask = async (path: string, key?: string) =>
+        (await fetch(`http://${address}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} })).status;
+      expect({
+        noKey: await ask('/default/qwen-keys'),
+        wrongKey: await ask('/default/qwen-keys', 'sk-wrong'),
+        rightKey: await ask('/default/qwen-keys', RIGHT_KEY),
+        notItsSecret: await ask('/default/other-keys', OTHER_KEY),
+      }).toStrictEqual({ noKey: 401, wrongKey: 401, rightKey: 200, notItsSecret: 401 });
+      const log = await new Promise<string>((resolve) => {
+        let err = '';
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.once('exit', () => resolve(err));
+        child.kill('SIGTERM');
+      });
+      expect(log).toBe('');
+    } finally {
+      child.kill('SIGKILL');
+    }
   }, 10 * MIN);
 
   it('kubectl scale md/qwen-demo --replicas=3, then 0, changes placements', async () => {

@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { compose } from '../../functions/compose-inference-gateway/compose.js';
+import { validatorDeployment, validatorDisruptionBudget, validatorService } from '../../functions/compose-inference-gateway/key-validator.js';
+import { validatorServiceAccount } from '../../functions/compose-model-service/auth.js';
 import type { ComposeRequest, ComposeResult, Condition, DesiredResource, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cond, observed, request } from '../builders/platform.js';
 import { sharedCrdsDir } from '../helpers/crd.js';
@@ -149,6 +151,13 @@ const l2: KubeObject = {
   metadata: { name: 'modelplane', namespace: 'metallb-system' },
   spec: { ipAddressPools: ['modelplane'] },
 };
+/** The key validator (issue 19), composed from the first pass; its Deployment ready once observed Available. */
+const validator = (deploymentReady = false): Record<string, DesiredResource> => ({
+  'key-validator-serviceaccount': { resource: validatorServiceAccount() },
+  'key-validator': deploymentReady ? { resource: validatorDeployment(), ready: true } : { resource: validatorDeployment() },
+  'key-validator-service': { resource: validatorService() },
+  'key-validator-pdb': { resource: validatorDisruptionBudget() },
+});
 const installing: Condition[] = [{ type: 'ControllerReady', status: 'False', reason: 'Installing' }];
 const healthy: Condition[] = [{ type: 'ControllerReady', status: 'True', reason: 'ControllerHealthy' }];
 const pcObserved = () => ({ 'provider-config-helm': observed(pc) });
@@ -160,7 +169,7 @@ const cases: Case[] = [
     reason: 'the ProviderConfig and the Gateway API CRDs first',
     req: () => request(gatewayXR()),
     want: {
-      resources: { 'provider-config-helm': { resource: pc, ready: true }, ...crdsDesired(false) },
+      resources: { 'provider-config-helm': { resource: pc, ready: true }, ...crdsDesired(false), ...validator() },
       status: {},
       conditions: installing,
       results: [],
@@ -175,6 +184,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(true),
+        ...validator(),
         traefik: { resource: traefik },
         ...traefikUsages(),
       },
@@ -201,6 +211,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(true),
+        ...validator(),
         traefik: { resource: traefik, ready: true },
         ...traefikUsages(),
         'gateway-class': { resource: gatewayClass, ready: true },
@@ -220,6 +231,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(true),
+        ...validator(),
         traefik: { resource: traefik, ready: true },
         ...traefikUsages(),
         'gateway-class': { resource: gatewayClass },
@@ -239,6 +251,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(false),
+        ...validator(),
         'namespace-metallb': { resource: metallbNs, ready: true },
       },
       status: {},
@@ -255,6 +268,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(false),
+        ...validator(),
         'namespace-metallb': { resource: metallbNs, ready: true },
         metallb: { resource: metallb },
         'usage-pc-by-metallb': { resource: pcUsage('metallb'), ready: true },
@@ -273,6 +287,7 @@ const cases: Case[] = [
       resources: {
         'provider-config-helm': { resource: pc, ready: true },
         ...crdsDesired(false),
+        ...validator(),
         'namespace-metallb': { resource: metallbNs, ready: true },
         metallb: { resource: metallb, ready: true },
         'usage-pc-by-metallb': { resource: pcUsage('metallb'), ready: true },
@@ -346,11 +361,110 @@ describe('compose-inference-gateway: spec.auth default (issue 19)', () => {
     });
   });
 
-  it('None or no auth composes none of them', () => {
+  it('None or no auth composes no Role or RoleBinding (the validator itself is always there)', () => {
     const xr = gatewayXR();
     (xr['spec'] as JsonObject)['auth'] = { type: 'None' };
     for (const x of [xr, gatewayXR()]) {
-      expect(Object.keys(compose(request(x)).resources).filter((k) => k.includes('api-key') || k.includes('validator'))).toStrictEqual([]);
+      expect(Object.keys(compose(request(x)).resources).filter((k) => k.includes('api-key') || k.includes('validator'))).toStrictEqual([
+        'key-validator-serviceaccount',
+        'key-validator',
+        'key-validator-service',
+        'key-validator-pdb',
+      ]);
     }
+  });
+});
+
+describe('compose-inference-gateway: the key validator in the control cluster (issue 19)', () => {
+  const labels = { 'app.kubernetes.io/name': 'modelplane-key-validator', 'app.kubernetes.io/part-of': 'modelplane' };
+  const probe = (periodSeconds: number, failureThreshold: number) => ({
+    httpGet: { path: '/healthz', port: 'http' },
+    periodSeconds,
+    failureThreshold,
+    timeoutSeconds: 2,
+  });
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'modelplane-key-validator', namespace: NS, labels },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: 'modelplane-key-validator',
+          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } },
+          ],
+          containers: [
+            {
+              name: 'key-validator',
+              image: 'xpkg.modelplane.ai/modelplane/function-compose-inference-gateway:v0.1.0',
+              command: ['/nodejs/bin/node', '/function/dist/cli/main.js', 'key-validator'],
+              args: ['--listen', '0.0.0.0:8080'],
+              ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+              readinessProbe: probe(5, 3),
+              livenessProbe: probe(10, 6),
+              resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+            },
+          ],
+        },
+      },
+    },
+  };
+
+  it('composes the exact Deployment, Service and PodDisruptionBudget; the Deployment is ready only once Available', () => {
+    const first = compose(request(gatewayXR()));
+    expect({
+      deployment: first.resources['key-validator'],
+      service: first.resources['key-validator-service'],
+      pdb: first.resources['key-validator-pdb'],
+    }).toStrictEqual({
+      deployment: { resource: deployment },
+      service: {
+        resource: {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'modelplane-key-validator', namespace: NS, labels },
+          spec: { type: 'ClusterIP', selector: labels, ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }] },
+        },
+      },
+      pdb: {
+        resource: {
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: { name: 'modelplane-key-validator', namespace: NS, labels },
+          spec: { minAvailable: 1, selector: { matchLabels: labels } },
+        },
+      },
+    });
+    const progressing = compose(request(gatewayXR(), { observed: { 'key-validator': observed(deployment, {}, [cond('Available', 'False')]) } }));
+    expect(progressing.resources['key-validator']?.ready).toBeUndefined();
+    const available = compose(
+      request(gatewayXR(), {
+        observed: {
+          'key-validator': observed(deployment, {}, [cond('Available')]),
+          'key-validator-service': observed(first.resources['key-validator-service']!.resource),
+        },
+      }),
+    );
+    expect([available.resources['key-validator']?.ready, available.resources['key-validator-service']?.ready]).toStrictEqual([true, true]);
+  });
+
+  it('spec.auth.validatorURL: the platform runs its own validator, so none is composed here', () => {
+    const xr = gatewayXR();
+    (xr['spec'] as JsonObject)['auth'] = {
+      type: 'APIKey',
+      apiKeys: { secretRef: { name: 'fleet-keys', namespace: NS } },
+      validatorURL: 'http://keys.platform.svc:9000',
+    };
+    expect(Object.keys(compose(request(xr)).resources).filter((k) => k.includes('api-key') || k.includes('validator'))).toStrictEqual([
+      'key-validator-serviceaccount',
+      'api-key-role',
+      'api-key-rolebinding',
+    ]);
   });
 });

@@ -130,7 +130,7 @@ describe('ModelService auth (issue 19)', () => {
   });
 
   it('the Middleware validates against Traefik v3.7.13’s own CRD', () => {
-    const reg = loadCrds(join(repoRoot, 'test/fixtures/crds'));
+    const reg = loadCrds(join(repoRoot, 'cli/dev/crds'));
     const m = run(svc(own), gateway(), [secret('keys', { a: B64 })]).resources['api-key-middleware']!.resource;
     const v = reg.validate(m);
     expect(v).toBeDefined();

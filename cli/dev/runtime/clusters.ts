@@ -30,8 +30,9 @@ export const WORKLOAD_KINDS: readonly [string, string][] = [
   ['gateway.networking.k8s.io/v1', 'HTTPRoute'],
 ];
 
-/** Kinds on the control plane: its gateway (while no real gateway controller runs there). */
+/** Kinds on the control plane: its gateway (while no real gateway controller runs there) and the key validator's Deployment (no kubelet runs its pods). */
 export const CONTROL_PLANE_KINDS: readonly [string, string][] = [
+  ['apps/v1', 'Deployment'],
   ['v1', 'Service'],
   ['gateway.networking.k8s.io/v1', 'GatewayClass'],
   ['gateway.networking.k8s.io/v1', 'Gateway'],
