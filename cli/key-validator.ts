@@ -14,7 +14,9 @@
  * A Secret that cannot be read, or has no key, refuses everyone (fail closed).
  *
  * Never logged or returned: key values and the Authorization header. The
- * `onDecision` hook receives only namespace, secret and the decision.
+ * `onDecision` hook receives only namespace, secret, the decision and, when
+ * the Secret could not be read, why (`unreadable`: the API status, never a
+ * value).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -39,10 +41,19 @@ export function bearerMatches(header: string | undefined, keys: readonly string[
   return ok;
 }
 
+/** One answer of the validator, as logged: never a key. */
+export interface Decision {
+  namespace: string;
+  secret: string;
+  allowed: boolean;
+  /** Why the Secret's keys could not be read (e.g. `GET …: 403`), when they could not. */
+  unreadable?: string;
+}
+
 /** The request handler of the validator over `source`. */
 export function keyValidator(
   source: KeySource,
-  onDecision: (d: { namespace: string; secret: string; allowed: boolean }) => void = () => {},
+  onDecision: (d: Decision) => void = () => {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -58,11 +69,15 @@ export function keyValidator(
     };
     if (parts.length !== 2) return refuse();
     const [namespace, secret] = parts.map(decodeURIComponent) as [string, string];
+    let unreadable: string | undefined;
     source(namespace, secret)
-      .catch(() => [] as string[])
+      .catch((err: unknown) => {
+        unreadable = err instanceof Error ? err.message : String(err);
+        return [] as string[];
+      })
       .then((keys) => {
         const allowed = bearerMatches(req.headers['authorization'], keys);
-        onDecision({ namespace, secret, allowed });
+        onDecision(unreadable === undefined ? { namespace, secret, allowed } : { namespace, secret, allowed, unreadable });
         if (!allowed) return refuse();
         res.writeHead(200);
         res.end();
@@ -70,11 +85,17 @@ export function keyValidator(
   };
 }
 
-/** A key source over the Kubernetes API: GET /api/v1/namespaces/<ns>/secrets/<name> through `get`. */
+/**
+ * A key source over the Kubernetes API: GET /api/v1/namespaces/<ns>/secrets/<name> through `get`.
+ * Rejects with `GET <path>: <status>` when the answer is not 200 (404 no such Secret, 403 no Role
+ * lets the validator read it, 0 no answer), so the caller refuses the request and a cache does
+ * not keep the failure.
+ */
 export function secretKeySource(get: (path: string) => Promise<{ status: number; body: string }>): KeySource {
   return async (namespace, name) => {
-    const r = await get(`/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`);
-    if (r.status !== 200) return [];
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+    const r = await get(path);
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status === 0 ? 'no answer' : r.status}`);
     const data = (JSON.parse(r.body) as { data?: Record<string, string> }).data ?? {};
     return Object.keys(data)
       .sort()
@@ -157,8 +178,7 @@ export async function runKeyValidator(opts: { listen: string; kubeconfig?: strin
   if (!m || Number(m[2]) > 65535) throw new Error(`--listen ${opts.listen}: want host:port, e.g. 0.0.0.0:8080`);
   const host = m[1] === '' ? '0.0.0.0' : m[1]!.replace(/^\[(.*)\]$/, '$1');
   const source = cachedKeySource(secretKeySource(await kubeGet(opts.kubeconfig)));
-  const log = (d: { namespace: string; secret: string; allowed: boolean }) =>
-    process.stdout.write(`${JSON.stringify({ msg: 'key check', namespace: d.namespace, secret: d.secret, allowed: d.allowed })}\n`);
+  const log = (d: Decision) => process.stdout.write(`${JSON.stringify({ msg: 'key check', ...d })}\n`);
   const server = createServer(keyValidator(source, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -87,3 +87,31 @@ describe('key validator: probes and the Secret cache', () => {
     await expect(runKeyValidator({ listen: '8080' })).rejects.toThrow('--listen 8080: want host:port, e.g. 0.0.0.0:8080');
   });
 });
+
+describe('key validator: a Secret it cannot read', () => {
+  it('secretKeySource rejects naming the path and status (so the answer is 401 and no cache keeps it)', async () => {
+    await expect(source('ml-team', 'missing')).rejects.toThrow('GET /api/v1/namespaces/ml-team/secrets/missing: 404');
+    const silent = secretKeySource(async () => ({ status: 0, body: '' }));
+    await expect(silent('ml-team', 'keys')).rejects.toThrow('GET /api/v1/namespaces/ml-team/secrets/keys: no answer');
+  });
+  it('the decision says why, and never carries a key', async () => {
+    const { keyValidator } = await import('../../cli/key-validator.js');
+    const { createServer } = await import('node:http');
+    const decisions: unknown[] = [];
+    const server = createServer(keyValidator(source, (d) => decisions.push(d)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const statuses = [
+      (await fetch(`${url}/ml-team/missing`, { headers: { authorization: `Bearer ${KEY}` } })).status,
+      (await fetch(`${url}/ml-team/keys`, { headers: { authorization: `Bearer ${KEY}` } })).status,
+    ];
+    server.close();
+    expect({ statuses, decisions }).toStrictEqual({
+      statuses: [401, 200],
+      decisions: [
+        { namespace: 'ml-team', secret: 'missing', allowed: false, unreadable: 'GET /api/v1/namespaces/ml-team/secrets/missing: 404' },
+        { namespace: 'ml-team', secret: 'keys', allowed: true },
+      ],
+    });
+  });
+});

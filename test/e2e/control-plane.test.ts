@@ -10,11 +10,13 @@
  * provider-helm and the workload clusters' kubelet and gateway controllers
  * (cli/dev/runtime).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { inNetns } from '../../cli/dev/processes.js';
+import { devPaths, readState } from '../../cli/dev/state.js';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot } from './harness.js';
@@ -286,47 +288,59 @@ spec:
     // The validator as its pod runs it: the ServiceAccount's own token, nothing more.
     const token = kubectl(['create', 'token', 'modelplane-key-validator', '-n', 'modelplane-system']);
     expect(token.code, token.stderr).toBe(0);
-    const admin = parseYaml(readFileSync(join(E2E_DIR, 'kubeconfig'), 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    const paths = devPaths(E2E_DIR);
+    const admin = parseYaml(readFileSync(paths.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
     const kc = join(E2E_DIR, 'key-validator.kubeconfig');
     writeFileSync(
       kc,
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'cp', cluster: { server: admin.clusters[0]!.cluster.server, 'certificate-authority': join(E2E_DIR, 'pki', 'ca.crt') } }],
+        clusters: [{ name: 'cp', cluster: { server: admin.clusters[0]!.cluster.server, 'certificate-authority': join(paths.pki, 'ca.crt') } }],
         users: [{ name: 'validator', user: { token: token.stdout.trim() } }],
         contexts: [{ name: 'cp', context: { cluster: 'cp', user: 'validator' } }],
         'current-context': 'cp',
       }),
     );
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', '127.0.0.1:0', '--kubeconfig', kc], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // Inside the control plane's network namespace, where its API server listens on loopback.
+    const netns = readState(E2E_DIR)!.netns;
+    const inside = (argv: string[]) => inNetns(netns, argv);
+    const argv = inside([process.execPath, join(REPO_ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', '127.0.0.1:0', '--kubeconfig', kc]);
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     try {
       const address = await new Promise<string>((resolve, reject) => {
-        let out = '';
         child.stdout.on('data', (c: Buffer) => {
           out += c.toString();
           const m = /"address":"([^"]+)"/.exec(out);
           if (m) resolve(m[1]!);
         });
-        child.once('exit', (code) => reject(new Error(`key-validator exited ${code}: ${out}`)));
+        child.once('exit', (code) => reject(new Error(`key-validator exited ${code}: ${out}${err}`)));
       });
-      const ask = async (path: string, key?: string) =>
-        (await fetch(`http://${address}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} })).status;
-      expect({
-        noKey: await ask('/default/qwen-keys'),
-        wrongKey: await ask('/default/qwen-keys', 'sk-wrong'),
-        rightKey: await ask('/default/qwen-keys', RIGHT_KEY),
-        notItsSecret: await ask('/default/other-keys', OTHER_KEY),
-      }).toStrictEqual({ noKey: 401, wrongKey: 401, rightKey: 200, notItsSecret: 401 });
-      const log = await new Promise<string>((resolve) => {
-        let err = '';
-        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-        child.once('exit', () => resolve(err));
+      const ask = (path: string, key?: string): number => {
+        const script = `fetch(${JSON.stringify(`http://${address}${path}`)}, { headers: ${JSON.stringify(key ? { authorization: `Bearer ${key}` } : {})} }).then((r) => console.log(r.status))`;
+        const a = inside([process.execPath, '-e', script]);
+        const r = spawnSync(a[0]!, a.slice(1), { encoding: 'utf8' });
+        return Number(r.stdout.trim());
+      };
+      const answers = {
+        noKey: ask('/default/qwen-keys'),
+        wrongKey: ask('/default/qwen-keys', 'sk-wrong'),
+        rightKey: ask('/default/qwen-keys', RIGHT_KEY),
+        notItsSecret: ask('/default/other-keys', OTHER_KEY),
+      };
+      // The validator's log (one line per decision, never a key) says why when an answer differs.
+      await eventually('four decisions logged', () => ((out.match(/"key check"/g) ?? []).length === 4 ? true : undefined), { timeoutMs: 30_000 });
+      expect(answers, out).toStrictEqual({ noKey: 401, wrongKey: 401, rightKey: 200, notItsSecret: 401 });
+      expect(out).toContain('"unreadable":"GET /api/v1/namespaces/default/secrets/other-keys: 403"');
+      expect(out.includes(RIGHT_KEY) || out.includes(OTHER_KEY)).toBe(false);
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
         child.kill('SIGTERM');
       });
-      expect(log).toBe('');
+      expect(err).toBe('');
     } finally {
       child.kill('SIGKILL');
     }
