@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds Traefik (the control-plane gateway: Gateway API provider, Kubernetes CRD provider
 # for its Middleware) from the Go module pinned in tools/traefik/go.mod, into .cache/bin
-# (git-ignored), for the end-to-end suite's front-door step (test/e2e/front-door.test.ts).
+# (git-ignored), for the front-door test (test/serving/front-door.test.ts).
 #
 #   traefik   github.com/traefik/traefik/v3 cmd/traefik   tools/traefik/go.mod
 #
-# Two things stand between the module and a build here (tools/traefik/README.md):
+# Three things stand between the module and a build here (tools/traefik/README.md):
+#   - Traefik's go-http-auth fork is refused by the module proxy: tools/traefik/go-http-auth
+#     (upstream v0.4.0 plus the fork's two functions) stands in;
 #   - replace directives of a dependency do not apply, so tools/traefik/go.mod repeats
 #     Traefik's (its nested dynamic/ext module is tools/traefik/dynamic-ext/, ours);
 #   - lego (ACME), which Traefik links whole, has 13 DNS-challenge providers whose cloud
@@ -60,7 +62,7 @@ if [[ $force == 0 && -x "$bin/traefik" && -f "$stamp" && "$(cat "$stamp")" == "$
   echo "traefik:build: up to date in $bin"
   exit 0
 fi
-echo "traefik:build: building traefik from tools/traefik (cold: 79 min measured on 2 shared cores; warm: a few minutes)"
+echo "traefik:build: building traefik from tools/traefik (cold: over an hour on 2 shared cores; warm build cache: about a minute)"
 rm -f "$stamp"
 t0=$SECONDS
 

@@ -332,8 +332,9 @@ require (
 // to the main module, so they are repeated here (the same targets as v3.7.13's go.mod).
 replace (
 	// Traefik replaces this with its fork github.com/containous/go-http-auth, which the
-	// module proxy here refuses; upstream's latest release (v0.4.0) stands in (basicAuth/digestAuth only).
-	github.com/abbot/go-http-auth => github.com/abbot/go-http-auth v0.4.0
+	// module proxy here refuses; ./go-http-auth stands in: upstream v0.4.0 plus the fork's
+	// CheckSecret and DigestAuth.RequireAuthStale (go-http-auth/fork.go; basicAuth/digestAuth only).
+	github.com/abbot/go-http-auth => ./go-http-auth
 	github.com/gorilla/mux => github.com/containous/mux v0.0.0-20250523120546-41b6ec3aed59
 	github.com/traefik/traefik/dynamic/ext => ./dynamic-ext
 )
