@@ -1,0 +1,254 @@
+/**
+ * The front door through real Traefik on the real control plane (issue 19
+ * part 7), the e2e suite's last step: Traefik v3.7.13 (built by
+ * `npm run traefik:build`) runs inside the control plane's network namespace
+ * with its Gateway API and Kubernetes CRD providers reading the API server,
+ * so it routes by the GatewayClass, Gateway, HTTPRoute and Middleware our
+ * functions composed there; our key validator runs as its ServiceAccount; a
+ * stub OpenAI endpoint (a few lines of Node) is the ModelEndpoint's URL.
+ *
+ * Changed for loopback, and only that: the stub listens on 10.96.200.1, added
+ * to the namespace's loopback device (an EndpointSlice refuses 127/8); the InferenceGateway's
+ * `spec.auth.validatorURL` points at the validator's loopback port (the
+ * composed default is the in-cluster Service name, which nothing resolves
+ * here), which also makes the gateway default `None` for services without
+ * their own auth. Traefik reads the API server as a ServiceAccount bound to
+ * cluster-admin (Traefik's own RBAC is not what is tested).
+ *
+ * Last in the suite: the dev runtime also simulates Gateway and HTTPRoute
+ * status on the control plane, which a real Traefik writes too.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { inNetns } from '../../cli/dev/processes.js';
+import { devPaths, readState } from '../../cli/dev/state.js';
+import { condition, E2E_DIR, eventually, kubectl, kubectlJson, type Obj, ROOT } from './harness.js';
+
+/** The Traefik binary the step runs. */
+export const TRAEFIK = join(ROOT, '.cache', 'bin', 'traefik');
+/** Why the step cannot run here, if it cannot. */
+export function frontDoorUnavailable(): string | undefined {
+  return existsSync(TRAEFIK) ? undefined : 'Traefik is not built (npm run traefik:build; CI does not build it: cold, longer than its budget)';
+}
+
+const NS = 'default';
+const SERVICE = 'keyed-stub';
+export const RIGHT = 'sk-front-door-right';
+const VALIDATOR_PORT = 18080;
+const STUB_PORT = 18081;
+/** The stub's address: on the namespace's loopback device, but not 127/8 (an EndpointSlice may not name a loopback address). */
+const STUB_HOST = '10.96.200.1';
+const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
+
+/** Traefik's CRDs (IngressRoute, Middleware, …: its CRD provider watches every kind), from the module it was built from. */
+function traefikCrds(): string {
+  const dir = execFileSync('go', ['mod', 'download', '-json', 'github.com/traefik/traefik/v3'], { cwd: join(ROOT, 'tools', 'traefik'), encoding: 'utf8' });
+  const moduleDir = (JSON.parse(dir) as { Dir: string }).Dir;
+  return readFileSync(join(moduleDir, 'docs', 'content', 'reference', 'dynamic-configuration', 'kubernetes-crd-definition-v1.yml'), 'utf8');
+}
+
+/** A kubeconfig of ServiceAccount `namespace/name` (a fresh token) for the control plane, written to `file`. */
+function serviceAccountKubeconfig(namespace: string, name: string, file: string): { server: string; token: string; ca: string } {
+  const token = kubectl(['create', 'token', name, '-n', namespace, '--duration', '1h']);
+  if (token.code !== 0) throw new Error(`kubectl create token ${namespace}/${name}: ${token.stderr}`);
+  const paths = devPaths(E2E_DIR);
+  const admin = parseYaml(readFileSync(paths.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+  const server = admin.clusters[0]!.cluster.server;
+  const ca = join(paths.pki, 'ca.crt');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'cp', cluster: { server, 'certificate-authority': ca } }],
+      users: [{ name, user: { token: token.stdout.trim() } }],
+      contexts: [{ name: 'cp', context: { cluster: 'cp', user: name } }],
+      'current-context': 'cp',
+    }),
+  );
+  return { server, token: token.stdout.trim(), ca };
+}
+
+const STUB = `
+const http = require('node:http');
+http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null }) + '\\n');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' } }] }));
+  });
+}).listen(${STUB_PORT}, '${STUB_HOST}', () => process.stdout.write('listening\\n'));
+`;
+
+/** A process started inside the control plane's network namespace, its output appended to `log`. */
+function startInside(name: string, argv: string[], log: { text: string }): ChildProcess {
+  const a = inNetns(readState(E2E_DIR)!.netns, argv);
+  const c = spawn(a[0]!, a.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  c.stdout!.on('data', (d: Buffer) => (log.text += `[${name}] ${d}`));
+  c.stderr!.on('data', (d: Buffer) => (log.text += `[${name}] ${d}`));
+  return c;
+}
+
+/** `node -e script` inside the namespace; its stdout, trimmed. */
+function nodeInside(script: string): string {
+  const a = inNetns(readState(E2E_DIR)!.netns, [process.execPath, '-e', script]);
+  return execFileSync(a[0]!, a.slice(1), { encoding: 'utf8' }).trim();
+}
+
+/**
+ * `modelplane key-validator` as its pod runs it (ServiceAccount
+ * modelplane-system/modelplane-key-validator's own token, nothing more),
+ * inside the namespace, asked `GET <path>` with `Bearer <key>` for each
+ * `[name, path, key?]`: the status per name, the validator's stdout (one line
+ * per decision) once every decision is logged, and its stderr.
+ */
+export async function validatorAsItsServiceAccount(asks: [string, string, string?][]): Promise<{ answers: Record<string, number>; log: string; stderr: string }> {
+  const kc = join(E2E_DIR, 'key-validator.kubeconfig');
+  serviceAccountKubeconfig('modelplane-system', 'modelplane-key-validator', kc);
+  const out = { text: '' };
+  let stderr = '';
+  const child = startInside('validator', [process.execPath, join(ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', '127.0.0.1:0', '--kubeconfig', kc], out);
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', () => {
+        const m = /"address":"([^"]+)"/.exec(out.text);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`key-validator exited ${code}: ${out.text}`)));
+    });
+    const answers: Record<string, number> = {};
+    for (const [name, path, key] of asks) {
+      const headers = JSON.stringify(key ? { authorization: `Bearer ${key}` } : {});
+      answers[name] = Number(nodeInside(`fetch(${JSON.stringify(`http://${address}${path}`)}, { headers: ${headers} }).then((r) => console.log(r.status))`));
+    }
+    await eventually('every decision logged', () => ((out.text.match(/"key check"/g) ?? []).length === asks.length ? true : undefined), { timeoutMs: 30_000 });
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    return { answers, log: out.text, stderr };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+/** What the step saw: the answers through Traefik, and what the stub received. */
+export interface FrontDoor {
+  noKey: { status: number; challenge: string | null };
+  wrongKey: number;
+  rightKey: { status: number; object: string | undefined };
+  /** Requests the stub endpoint received (path, and the Authorization header it saw). */
+  reached: { path: string; authorization: string | null }[];
+  /** Logs of the validator and Traefik, for a failure message. */
+  logs: string;
+}
+
+/** Runs the step; every process it starts is stopped before it returns. */
+export async function throughTraefik(): Promise<FrontDoor> {
+  const crds = kubectl(['apply', '--server-side', '-f', '-'], { input: traefikCrds() });
+  if (crds.code !== 0) throw new Error(`Traefik CRDs: ${crds.stderr}`);
+  const setup = kubectl(['apply', '-f', '-'], {
+    input: `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: traefik-e2e, namespace: modelplane-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: traefik-e2e}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: traefik-e2e, namespace: modelplane-system}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: stub-keys, namespace: ${NS}}
+stringData: {ci: ${RIGHT}}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelEndpoint
+metadata: {name: stub, namespace: ${NS}, labels: {modelplane.ai/deployment: stub}}
+spec: {url: 'http://${STUB_HOST}:${STUB_PORT}'}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: ${SERVICE}, namespace: ${NS}}
+spec:
+  endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
+  auth: {type: APIKey, apiKeys: {secretRef: {name: stub-keys}}}
+`,
+  });
+  if (setup.code !== 0) throw new Error(`front-door objects: ${setup.stderr}`);
+  for (const g of kubectlJson<{ items: Obj[] }>(['get', 'inferencegateways', '-A']).items) {
+    const ns = g.metadata.namespace ? ['-n', g.metadata.namespace] : [];
+    const patch = JSON.stringify({ spec: { auth: { type: 'None', validatorURL: `http://127.0.0.1:${VALIDATOR_PORT}` } } });
+    const r = kubectl(['patch', 'inferencegateway', g.metadata.name, ...ns, '--type', 'merge', '-p', patch]);
+    if (r.code !== 0) throw new Error(`patch gateway: ${r.stderr}`);
+  }
+  await eventually('the keyed service routes to the stub with its key Middleware', () => {
+    const ms = kubectlJson<Obj>(['get', 'modelservice', '-n', NS, SERVICE]);
+    const mw = kubectl(['get', 'middlewares.traefik.io', '-n', NS, '-o', 'jsonpath={.items[*].spec.forwardAuth.address}']).stdout;
+    const rules = (kubectlJson<{ items: Obj[] }>(['get', 'httproutes', '-n', NS]).items.find((r) => r.metadata.name.startsWith(SERVICE))?.spec?.['rules'] ??
+      []) as { backendRefs?: unknown[] }[];
+    return ms.status?.['auth'] === 'APIKey' &&
+      condition(ms, 'Authenticated') === 'True' &&
+      mw.includes(`http://127.0.0.1:${VALIDATOR_PORT}/${NS}/stub-keys`) &&
+      rules.some((r) => (r.backendRefs ?? []).length > 0)
+      ? true
+      : undefined;
+  });
+
+  const children: ChildProcess[] = [];
+  const log = { text: '' };
+  const start = (name: string, argv: string[]) => {
+    const c = startInside(name, argv, log);
+    children.push(c);
+    return c;
+  };
+  const lo = inNetns(readState(E2E_DIR)!.netns, ['ip', 'addr', 'replace', `${STUB_HOST}/32`, 'dev', 'lo']);
+  execFileSync(lo[0]!, lo.slice(1));
+  try {
+    const reached: FrontDoor['reached'] = [];
+    const stub = start('stub', [process.execPath, '-e', STUB]);
+    stub.stdout!.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line.startsWith('{')) reached.push(JSON.parse(line) as FrontDoor['reached'][number]);
+    });
+    const validatorKc = join(E2E_DIR, 'front-door-validator.kubeconfig');
+    serviceAccountKubeconfig('modelplane-system', 'modelplane-key-validator', validatorKc);
+    start('validator', [process.execPath, join(ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', `127.0.0.1:${VALIDATOR_PORT}`, '--kubeconfig', validatorKc]);
+    const tk = serviceAccountKubeconfig('modelplane-system', 'traefik-e2e', join(E2E_DIR, 'front-door-traefik.kubeconfig'));
+    const k8s = (p: string) => [`--providers.${p}.endpoint=${tk.server}`, `--providers.${p}.token=${tk.token}`, `--providers.${p}.certAuthFilePath=${tk.ca}`];
+    start('traefik', [
+      TRAEFIK,
+      `--entryPoints.web.address=127.0.0.1:${WEB_PORT}`,
+      '--providers.kubernetesgateway=true',
+      ...k8s('kubernetesgateway'),
+      '--providers.kubernetescrd=true',
+      ...k8s('kubernetescrd'),
+      '--log.level=ERROR',
+      '--global.checkNewVersion=false',
+      '--global.sendAnonymousUsage=false',
+    ]);
+    const url = `http://127.0.0.1:${WEB_PORT}/${NS}/${SERVICE}/v1/chat/completions`;
+    const ask = (key?: string): { status: number; challenge: string | null; object?: string } => {
+      const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) })}, body: '{"model":"stub","messages":[]}' })
+        .then(async (r) => { const t = await r.text(); let o; try { o = JSON.parse(t).object; } catch {} console.log(JSON.stringify({ status: r.status, challenge: r.headers.get('www-authenticate'), object: o })); })
+        .catch(() => console.log(JSON.stringify({ status: 0, challenge: null })))`;
+      return JSON.parse(nodeInside(script)) as { status: number; challenge: string | null; object?: string };
+    };
+    // Traefik routes once its providers have synced: the validator's 401 says route and Middleware are in.
+    await eventually('Traefik routes the keyed service', () => (ask().status === 401 ? true : undefined), { timeoutMs: 120_000, state: () => log.text });
+    const noKey = ask();
+    const wrongKey = ask('sk-wrong').status;
+    const right = ask(RIGHT);
+    await new Promise((r) => setTimeout(r, 500));
+    return { noKey: { status: noKey.status, challenge: noKey.challenge }, wrongKey, rightKey: { status: right.status, object: right.object }, reached, logs: log.text };
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  }
+}
