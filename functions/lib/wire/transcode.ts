@@ -47,17 +47,26 @@ function room(bytes: number): void {
 
 const HEX = '0123456789abcdef';
 
-/** Copies the UTF-8 bytes buf[start, stop) as the inside of a JSON string. */
+/** Per input byte: 0 copied as is, 1 copied (not ASCII: the text is UTF-8), 2 escaped with a backslash, 3 a control character (\\u00XX). */
+const CLASS = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) CLASS[b] = 3;
+CLASS[0x22] = 2;
+CLASS[0x5c] = 2;
+for (let b = 0x80; b < 0x100; b++) CLASS[b] = 1;
+
+/** Copies the UTF-8 bytes buf[start, stop) as a JSON string (quoted, escaped). */
 function putString(buf: Buffer, start: number, stop: number): void {
   const dst = out;
   let p = o;
   dst[p++] = 0x22;
   for (let i = start; i < stop; i++) {
     const b = buf[i]!;
-    if (b >= 0x20 && b !== 0x22 && b !== 0x5c) {
-      if (b >= 0x80) wide = true;
+    const c = CLASS[b]!;
+    if (c === 0) dst[p++] = b;
+    else if (c === 1) {
+      wide = true;
       dst[p++] = b;
-    } else if (b === 0x22 || b === 0x5c) {
+    } else if (c === 2) {
       dst[p++] = 0x5c;
       dst[p++] = b;
     } else {
@@ -104,11 +113,12 @@ function putNumber(v: number): void {
   putAscii(String(v));
 }
 
-// per-depth frame state, in parallel arrays (no objects per frame)
-const kind: number[] = [];
-const ends: number[] = [];
+// per-depth frame state, in parallel arrays (no objects per frame); at most 3 frames (entry, value, struct) per JSON level
+const FRAMES = 3 * MAX_JSON_DEPTH + 8;
+const kind = new Int32Array(FRAMES);
+const ends = new Int32Array(FRAMES);
 /** Struct/list: no member written yet. Entry: the output position to rewind to if its value is empty. Value: kinds seen. */
-const state: number[] = [];
+const state = new Int32Array(FRAMES);
 
 /** The position after the last {@link varint}. */
 let next = 0;
@@ -128,6 +138,55 @@ function varint(buf: Buffer, pos: number): number {
   if (pos > buf.length) throw new WireError('truncated varint');
   next = pos;
   return v >>> 0;
+}
+
+/**
+ * Writes the Value whose bytes are buf[pos, vEnd) when they are exactly one
+ * scalar field (a string, a finite double, or a bool or NullValue of one
+ * byte), the common case, and returns true; otherwise writes nothing and
+ * returns false, and the caller reads the Value field by field (the general
+ * path, which gives the same text and the same errors).
+ */
+function scalar(buf: Buffer, pos: number, vEnd: number): boolean {
+  const t = buf[pos];
+  if (t === 26) {
+    let p = pos + 2;
+    if (p > vEnd) return false;
+    let len = buf[pos + 1]!;
+    if (len >= 0x80) {
+      len = varint(buf, pos + 1);
+      p = next;
+    }
+    if (p + len !== vEnd) return false;
+    putString(buf, p, vEnd);
+    return true;
+  }
+  if (t === 17) {
+    if (pos + 9 !== vEnd) return false;
+    const v = buf.readDoubleLE(pos + 1);
+    if (!Number.isFinite(v)) return false;
+    putNumber(v);
+    return true;
+  }
+  if ((t === 32 || t === 8) && pos + 2 === vEnd && buf[pos + 1]! < 0x80) {
+    putAscii(t === 8 ? 'null' : buf[pos + 1] !== 0 ? 'true' : 'false');
+    return true;
+  }
+  return false;
+}
+
+/** The end of the Struct or ListValue (tag 42 or 50) that is exactly the Value buf[pos, vEnd), or -1. */
+function container(buf: Buffer, pos: number, vEnd: number): number {
+  const t = buf[pos];
+  if (t !== 42 && t !== 50) return -1;
+  let p = pos + 2;
+  if (p > vEnd) return -1;
+  let len = buf[pos + 1]!;
+  if (len >= 0x80) {
+    len = varint(buf, pos + 1);
+    p = next;
+  }
+  return p + len === vEnd ? p : -1;
 }
 
 /**
@@ -255,8 +314,26 @@ export function transcodeStruct(r: Reader, end: number): Record<string, unknown>
     const mEnd = pos + len;
     if (mEnd > stop) throw new WireError('length-delimited field runs past the end of its message');
     if (k === LIST) {
+      if (pos === mEnd) return undefined; // a Value with no kind: a list cannot say it
       if (state[d] === 0) putByte(0x2c);
       state[d] = 0;
+      if (scalar(buf, pos, mEnd)) {
+        pos = mEnd;
+        continue;
+      }
+      const inner = container(buf, pos, mEnd);
+      if (inner >= 0) {
+        if (json >= MAX_JSON_DEPTH) return undefined;
+        json++;
+        const list = buf[pos] === 50;
+        putByte(list ? 0x5b : 0x7b);
+        pos = inner;
+        d++;
+        kind[d] = list ? LIST : STRUCT;
+        ends[d] = mEnd;
+        state[d] = 1;
+        continue;
+      }
       d++;
       kind[d] = VALUE;
       ends[d] = mEnd;
@@ -286,6 +363,32 @@ export function transcodeStruct(r: Reader, end: number): Record<string, unknown>
       pos = next;
     }
     if (pos + vlen !== mEnd) return undefined;
+    if (pos === mEnd) {
+      o = rewind; // a Value with no kind: undefined, dropped from the object
+      continue;
+    }
+    if (scalar(buf, pos, mEnd)) {
+      state[d] = 0;
+      pos = mEnd;
+      continue;
+    }
+    const inner = container(buf, pos, mEnd);
+    if (inner >= 0) {
+      if (json >= MAX_JSON_DEPTH) return undefined;
+      json++;
+      const list = buf[pos] === 50;
+      putByte(list ? 0x5b : 0x7b);
+      pos = inner;
+      d++;
+      kind[d] = ENTRY;
+      ends[d] = mEnd;
+      state[d] = rewind;
+      d++;
+      kind[d] = list ? LIST : STRUCT;
+      ends[d] = mEnd;
+      state[d] = 1;
+      continue;
+    }
     d++;
     kind[d] = ENTRY;
     ends[d] = mEnd;
