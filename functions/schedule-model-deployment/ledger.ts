@@ -140,7 +140,14 @@ export function poolLedger(pool: Pool, replicas: readonly ObservedReplica[]): Js
 }
 
 function arr(v: unknown): JsonObject[] {
-  return Array.isArray(v) ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x)) : [];
+  // a loop, not filter(): Array.prototype.filter takes a slow path on frozen arrays (plan's store objects)
+  const out: JsonObject[] = [];
+  if (!Array.isArray(v)) return out;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x === 'object' && x !== null && !Array.isArray(x)) out.push(x as JsonObject);
+  }
+  return out;
 }
 
 /** Reads a published `gpuPools[].used` against the pool's `devices`; undefined when not published (not an object). */
