@@ -29,13 +29,6 @@ interface Latin1 {
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-// The intern table: direct-mapped by a hash of the bytes, each slot the bytes (up to SLOT bytes) and their string.
-const SLOTS = 4096;
-const SLOT = 32;
-const slotBytes = Buffer.alloc(SLOTS * SLOT);
-const slotLength = new Int32Array(SLOTS).fill(-1);
-const slotString: string[] = new Array<string>(SLOTS).fill('');
-
 /** buf[s, e) as a string: ASCII by latin1Slice, else the object path's TextDecoder. */
 function slice(buf: Buffer, s: number, e: number): string {
   for (let i = s; i < e; i++) {
@@ -44,25 +37,48 @@ function slice(buf: Buffer, s: number, e: number): string {
   return (buf as unknown as Latin1).latin1Slice(s, e);
 }
 
-/** The UTF-8 bytes buf[s, e) as a string, interned when at most {@link SLOT} bytes long. */
-function str(buf: Buffer, s: number, e: number): string {
-  const n = e - s;
-  if (n > SLOT) return slice(buf, s, e);
-  let h = 0x811c9dc5 ^ n;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-  const slot = (h ^ (h >>> 15)) & (SLOTS - 1);
-  const at = slot * SLOT;
-  if (slotLength[slot] === n) {
-    let i = 0;
-    while (i < n && slotBytes[at + i] === buf[s + i]) i++;
-    if (i === n) return slotString[slot]!;
+/** The longest string interned, in bytes. */
+const SLOT = 32;
+
+/**
+ * An intern table: direct-mapped by a hash of the bytes, each slot the bytes
+ * (up to {@link SLOT}) and their string. Keys and values have one each, so
+ * the values that occur once (names, addresses) do not evict the keys.
+ */
+class Interned {
+  private readonly bytes: Uint8Array;
+  private readonly lengths: Int32Array;
+  private readonly strings: string[];
+  constructor(private readonly slots: number) {
+    this.bytes = new Uint8Array(slots * SLOT);
+    this.lengths = new Int32Array(slots).fill(-1);
+    this.strings = new Array<string>(slots).fill('');
   }
-  const v = slice(buf, s, e);
-  buf.copy(slotBytes, at, s, e);
-  slotLength[slot] = n;
-  slotString[slot] = v;
-  return v;
+
+  /** The UTF-8 bytes buf[s, e) as a string, interned when at most {@link SLOT} bytes long. */
+  get(buf: Buffer, s: number, e: number): string {
+    const n = e - s;
+    if (n > SLOT) return slice(buf, s, e);
+    let h = 0x811c9dc5 ^ n;
+    for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+    const slot = (h ^ (h >>> 15)) & (this.slots - 1);
+    const at = slot * SLOT;
+    const bytes = this.bytes;
+    if (this.lengths[slot] === n) {
+      let i = 0;
+      while (i < n && bytes[at + i] === buf[s + i]) i++;
+      if (i === n) return this.strings[slot]!;
+    }
+    const v = slice(buf, s, e);
+    for (let i = 0; i < n; i++) bytes[at + i] = buf[s + i]!;
+    this.lengths[slot] = n;
+    this.strings[slot] = v;
+    return v;
+  }
 }
+
+const keys = new Interned(2048);
+const values = new Interned(8192);
 
 /** The position after the last {@link varint}, or -1 when it was malformed. */
 let next = 0;
@@ -109,7 +125,7 @@ function value(buf: Buffer, pos: number, vEnd: number): unknown {
       if (p < 0) return GIVE_UP;
     }
     if (p + len !== vEnd) return GIVE_UP;
-    if (t === 26) return str(buf, p, vEnd);
+    if (t === 26) return values.get(buf, p, vEnd);
     content = p;
     return CONTAINER;
   }
@@ -179,7 +195,7 @@ export function buildStruct(buf: Buffer, start: number, end: number): Json | und
         }
         const keyEnd = pos + klen;
         if (keyEnd + 2 > mEnd || buf[keyEnd] !== 18) return undefined;
-        key = str(buf, pos, keyEnd);
+        key = keys.get(buf, pos, keyEnd);
         pos = keyEnd + 2;
         let vlen = buf[keyEnd + 1]!;
         if (vlen >= 0x80) {
