@@ -153,11 +153,13 @@ function arr(v: unknown): JsonObject[] {
 /** Reads a published `gpuPools[].used` against the pool's `devices`; undefined when not published (not an object). */
 export function readLedger(raw: unknown, devices: readonly PoolDevice[]): PoolLedger | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const published = arr((raw as JsonObject)['holders']);
+  if (published.length === 0) return { holders: [] }; // nothing held: no device index to build
   const index = new Map<string, number>();
   devices.forEach((d, i) => {
     if (typeof d?.name === 'string' && !index.has(d.name)) index.set(d.name, i);
   });
-  const holders: LedgerHolder[] = arr((raw as JsonObject)['holders']).map((h) => ({
+  const holders: LedgerHolder[] = published.map((h) => ({
     namespace: typeof h['namespace'] === 'string' ? h['namespace'] : '',
     deployment: typeof h['deployment'] === 'string' ? h['deployment'] : '',
     runs: arr(h['pods']).map((p) => ({
