@@ -54,7 +54,7 @@ function optBool(v: unknown): boolean {
 /** Whether every own key of `o` is one of `keys` (a strict object's unknown key is an error). */
 function onlyKeys(o: JsonObject, keys: readonly string[]): boolean {
   for (const k in o) {
-    if (!Object.hasOwn(o, k) || !keys.includes(k) ) return false;
+    if (!Object.hasOwn(o, k) || !keys.includes(k)) return false;
   }
   return true;
 }
