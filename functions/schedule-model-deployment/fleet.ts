@@ -35,6 +35,7 @@ import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { ledgerProblem, readLedger } from './ledger.js';
+import { surelyReadable } from './readable-status.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
@@ -61,7 +62,14 @@ function str(v: unknown): string {
 }
 
 function arr(v: unknown): JsonObject[] {
-  return Array.isArray(v) ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null) : [];
+  // a loop, not filter(): Array.prototype.filter takes a slow path on frozen arrays (plan's store objects)
+  const out: JsonObject[] = [];
+  if (!Array.isArray(v)) return out;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x === 'object' && x !== null) out.push(x as JsonObject);
+  }
+  return out;
 }
 
 function byName<T extends { name: string }>(a: T, b: T): number {
@@ -108,7 +116,8 @@ export function readPool(p: JsonObject, clusterFabric: boolean): Pool {
   return pool;
 }
 
-const READ_STATUS = z.looseObject({
+/** The zod schema of the status fields the scheduler reads (exported for test/scheduler/readable-status.test.ts). */
+export const READ_STATUS = z.looseObject({
   // The ledger (`used`) is checked by ledgerProblem: the same shape, several times cheaper than zod's walk.
   gpuPools: z.array(InferenceClusterStatusGpuPoolSchema.extend({ used: z.unknown().optional() })).optional(),
   gateway: InferenceClusterStatusGatewaySchema.optional(),
@@ -122,6 +131,18 @@ const READ_STATUS = z.looseObject({
  */
 function unreadableStatus(status: unknown): string | undefined {
   if (status === undefined) return undefined;
+  if (surelyReadable(status)) {
+    // what zod would accept (readable-status.ts): only the ledgers are left to check
+    const pools = (status as JsonObject)['gpuPools'];
+    if (!Array.isArray(pools)) return undefined;
+    for (let i = 0; i < pools.length; i++) {
+      const used = (pools[i] as JsonObject)['used'];
+      if (used === undefined) continue;
+      const problem = ledgerProblem(used);
+      if (problem !== undefined) return `status.gpuPools[${i}].used${problem}`;
+    }
+    return undefined;
+  }
   const parsed = READ_STATUS.safeParse(status);
   if (!parsed.success) return formatZodIssues('status', parsed.error);
   for (const [i, p] of (parsed.data.gpuPools ?? []).entries()) {

@@ -140,17 +140,26 @@ export function poolLedger(pool: Pool, replicas: readonly ObservedReplica[]): Js
 }
 
 function arr(v: unknown): JsonObject[] {
-  return Array.isArray(v) ? v.filter((x): x is JsonObject => typeof x === 'object' && x !== null && !Array.isArray(x)) : [];
+  // a loop, not filter(): Array.prototype.filter takes a slow path on frozen arrays (plan's store objects)
+  const out: JsonObject[] = [];
+  if (!Array.isArray(v)) return out;
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    if (typeof x === 'object' && x !== null && !Array.isArray(x)) out.push(x as JsonObject);
+  }
+  return out;
 }
 
 /** Reads a published `gpuPools[].used` against the pool's `devices`; undefined when not published (not an object). */
 export function readLedger(raw: unknown, devices: readonly PoolDevice[]): PoolLedger | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const published = arr((raw as JsonObject)['holders']);
+  if (published.length === 0) return { holders: [] }; // nothing held: no device index to build
   const index = new Map<string, number>();
   devices.forEach((d, i) => {
     if (typeof d?.name === 'string' && !index.has(d.name)) index.set(d.name, i);
   });
-  const holders: LedgerHolder[] = arr((raw as JsonObject)['holders']).map((h) => ({
+  const holders: LedgerHolder[] = published.map((h) => ({
     namespace: typeof h['namespace'] === 'string' ? h['namespace'] : '',
     deployment: typeof h['deployment'] === 'string' ? h['deployment'] : '',
     runs: arr(h['pods']).map((p) => ({

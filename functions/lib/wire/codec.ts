@@ -10,8 +10,8 @@
  *
  * What differs is the cost and the depth: every `google.protobuf.Struct`
  * (resources, context, input, schemas) is decoded straight into plain JSON
- * in one pass over the bytes and encoded likewise (./reader.ts,
- * ./writer.ts), without the SDK's intermediate `Struct`/`Value` messages or
+ * in one pass over the bytes and encoded likewise (./build.ts, the fast
+ * path, and ./reader.ts; ./writer.ts), without the SDK's intermediate `Struct`/`Value` messages or
  * its 100-message recursion limit (about 32 JSON levels). Ours is
  * {@link MAX_JSON_DEPTH} JSON levels, beyond Crossplane's own protobuf limit
  * of 10,000 nested messages, and no function recurses per level.

@@ -16,7 +16,7 @@ import type {
   State,
 } from '@crossplane-org/function-sdk-typescript';
 import { decodeStruct, Reader, setKey, WireDepthError, WireError } from './reader.js';
-import { transcodeStruct } from './transcode.js';
+import { buildStruct } from './build.js';
 
 type Json = Record<string, unknown>;
 type RequestMeta = NonNullable<RunFunctionRequest['meta']>;
@@ -26,9 +26,11 @@ type ResponseMeta = NonNullable<RunFunctionResponse['meta']>;
 function struct(r: Reader, end: number, field: string): Json {
   const stop = r.delimited(end);
   const start = r.pos;
-  const fast = transcodeStruct(r, stop);
-  if (fast !== undefined) return fast;
-  r.pos = start;
+  const fast = buildStruct(r.buf, start, stop);
+  if (fast !== undefined) {
+    r.pos = stop;
+    return fast;
+  }
   try {
     return decodeStruct(r, stop);
   } catch (err) {

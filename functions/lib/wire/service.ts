@@ -21,6 +21,7 @@ import {
   MAX_JSON_DEPTH,
 } from './codec.js';
 import { Reader } from './reader.js';
+import { collectYoung } from './young.js';
 
 export { MAX_JSON_DEPTH };
 
@@ -56,8 +57,12 @@ function peekTag(bytes: Buffer): string {
   }
 }
 
-/** The server's request deserializer: never throws (see the module doc). */
+/**
+ * The server's request deserializer: never throws (see the module doc). A
+ * large request is decoded after a young-generation collection (./young.ts).
+ */
 export function deserializeRequest(bytes: Buffer): RunFunctionRequest {
+  collectYoung(bytes.length);
   try {
     return decodeRunFunctionRequest(bytes);
   } catch (err) {
