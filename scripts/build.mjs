@@ -116,9 +116,6 @@ try {
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    // Function.prototype.name as in the sources (esbuild renames clashing top-level names; commander's
-    // error names, pino's error type field and class names in messages read .name)
-    keepNames: true,
     chunkNames: 'chunks/[name]-[hash]',
     external: EXTERNAL,
     plugins: [jsonAsParse],
