@@ -112,7 +112,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     const key = crdKey(crd);
     const established = conditionStatus(obs(key), 'Established') === 'True';
     crdsEstablished &&= established;
-    put(key, structuredClone(crd), established);
+    put(key, crd, established); // frozen: shared, never copied (resources.ts)
   }
 
   const pcObserved = seen('provider-config-helm');

@@ -11,6 +11,7 @@
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { clusterUsage, HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
+import { deepFrozen } from '../lib/json.js';
 import bundle from './gateway-api-crds.json' with { type: 'json' };
 
 /** Namespace of the control-plane gateway pieces. */
@@ -34,10 +35,11 @@ export const WEB_PORT = 8000;
  * The eight Gateway API v1.5.1 standard-channel CRDs (backendtlspolicies,
  * gatewayclasses, gateways, grpcroutes, httproutes, listenersets,
  * referencegrants, tlsroutes), in that order. The bundle's
- * ValidatingAdmissionPolicy and binding are not part of it.
+ * ValidatingAdmissionPolicy and binding are not part of it. Deep-frozen:
+ * every InferenceGateway's composed CRDs share these objects.
  */
-export const GATEWAY_API_CRDS: readonly KubeObject[] = (bundle as KubeObject[]).filter(
-  (d) => d.kind === 'CustomResourceDefinition',
+export const GATEWAY_API_CRDS: readonly KubeObject[] = deepFrozen(
+  (bundle as KubeObject[]).filter((d) => d.kind === 'CustomResourceDefinition'),
 );
 
 /** Desired-resource key of a Gateway API CRD: `gateway-api-crd-<crd name>`. */

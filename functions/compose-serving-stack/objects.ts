@@ -11,6 +11,7 @@
  */
 import type { KubeObject } from '../lib/function.js';
 import { kubernetesObject, type ProviderConfigRef } from '../lib/objects.js';
+import { deepFrozen } from '../lib/json.js';
 import gaieBundle from './gaie-crds.json' with { type: 'json' };
 import { DRA_DRIVER_NAMESPACE, RESOURCE_LABEL } from './releases.js';
 import type { ServingStack } from './spec.js';
@@ -28,10 +29,11 @@ export const GATEWAY_READY_CEL = 'has(object.status.addresses) && object.status.
  * `inferencepools.inference.networking.k8s.io`,
  * `inferencepools.inference.networking.x-k8s.io`), server-owned `status` and
  * `creationTimestamp` stripped. Regenerated from `shared/crds/` by
- * `test/platform/vendored-crds.test.ts`.
+ * `test/platform/vendored-crds.test.ts`. Deep-frozen: every ServingStack's
+ * CRD Objects share these objects.
  */
-export const GAIE_CRDS: readonly KubeObject[] = (gaieBundle as KubeObject[]).filter(
-  (d) => d.kind === 'CustomResourceDefinition',
+export const GAIE_CRDS: readonly KubeObject[] = deepFrozen(
+  (gaieBundle as KubeObject[]).filter((d) => d.kind === 'CustomResourceDefinition'),
 );
 
 /** Desired-resource key of a GAIE CRD Object: `gaie-crd-<crd name>`. */
@@ -41,7 +43,7 @@ export function gaieKey(crd: KubeObject): string {
 
 /** An Object wrapping one vendored GAIE CRD, verbatim. */
 export function gaieCrdObject(crd: KubeObject, pc: ProviderConfigRef): KubeObject {
-  return kubernetesObject({ manifest: structuredClone(crd), providerConfigRef: pc });
+  return kubernetesObject({ manifest: crd, providerConfigRef: pc }); // frozen: shared, never copied
 }
 
 /**

@@ -92,7 +92,9 @@ export function compose(req: ComposeRequest): ComposeResult {
       continue;
     }
     taken.add(usageKey);
-    const resource = structuredClone(desired.resource);
+    // only metadata.labels changes: the rest is shared with the request, never copied (a Release can
+    // carry hundreds of KB of values or CRDs) nor mutated
+    const resource: KubeObject = { ...desired.resource };
     resource.metadata = { ...(resource.metadata ?? {}) };
     resource.metadata.labels = { ...(resource.metadata.labels ?? {}), [CONSUMER_LABEL]: key };
     const labelled: DesiredResource = { resource };

@@ -1,8 +1,9 @@
 /**
  * Plain-JSON helpers shared by the function cores.
  *
- * Guarantees: every helper returns fresh objects and arrays and never mutates
- * its input; key order is kept.
+ * Guarantees: every helper returns fresh objects and arrays (except that
+ * {@link copyJson} shares frozen ones) and never mutates its input; key order
+ * is kept.
  */
 import type { JsonObject } from './function.js';
 
@@ -34,4 +35,49 @@ export function withoutNulls<T>(value: T): T {
     }
   }
   return root as T;
+}
+
+/**
+ * A deep copy of a JSON value, as `structuredClone` makes it, except that a
+ * frozen object or array (see {@link deepFrozen}) is shared, not copied: it
+ * cannot change, so sharing it is as good as a copy, and a composed resource
+ * that embeds a large vendored manifest (the Gateway API CRDs are 600 KB)
+ * costs nothing per reconcile. Own keys only (a `__proto__` key stays a key).
+ */
+export function copyJson<T>(value: T): T {
+  // an explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire)
+  const stack: [object, JsonObject | unknown[]][] = [];
+  const copy = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+    const c: JsonObject | unknown[] = Array.isArray(v) ? [] : {};
+    stack.push([v, c]);
+    return c;
+  };
+  const root = copy(value);
+  while (stack.length > 0) {
+    const [src, dst] = stack.pop()!;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
+    } else {
+      for (const [k, v] of Object.entries(src)) Object.defineProperty(dst, k, { value: copy(v), writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return root as T;
+}
+
+/**
+ * `value` with every object and array in it frozen (in place), for module
+ * constants that composed resources share (see {@link copyJson}).
+ * @returns `value`
+ */
+export function deepFrozen<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return value;
 }

@@ -28,7 +28,7 @@
  *   placement actually looks at.
  * Units: pool `nodes` are nodes; member `pods` are pods.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isObjectName } from '../lib/names.js';
