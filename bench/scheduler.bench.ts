@@ -38,7 +38,8 @@ import { FunctionRunnerServiceService, RunFunctionRequest, RunFunctionResponse }
 import * as grpc from '@grpc/grpc-js';
 import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
-import { decodeRunFunctionRequest, decodeRunFunctionResponse, encodeRunFunctionRequest, encodeRunFunctionResponse } from '../functions/lib/wire/codec.js';
+import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
+import { codecBench, codecBenchInOwnProcess } from './codec.js';
 import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
@@ -131,51 +132,6 @@ export function startCompiled(): Promise<{ child: ChildProcess; port: number }> 
   });
 }
 
-/** Median ms of `fn` over `n` runs after 3 warm-ups. */
-function median(fn: () => unknown, n: number): number {
-  for (let i = 0; i < 3; i++) fn();
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    fn();
-    times.push(performance.now() - t);
-  }
-  return pct(times, 50);
-}
-
-/**
- * The codec micro-benchmark: our codec (functions/lib/wire/) beside the
- * SDK's ts-proto codec on one request and its response, in this process:
- * decode the request and encode the response (the server's share), and the
- * reverse (the client's).
- */
-function codecBench(label: string, req: RunFunctionRequest, rsp: RunFunctionResponse, n: number): void {
-  const reqBytes = encodeRunFunctionRequest(req);
-  const rspBytes = encodeRunFunctionResponse(rsp);
-  const rows: [string, () => unknown, () => unknown][] = [
-    ['decode request', () => RunFunctionRequest.decode(reqBytes), () => decodeRunFunctionRequest(reqBytes)],
-    ['encode response', () => RunFunctionResponse.encode(rsp).finish(), () => encodeRunFunctionResponse(rsp)],
-    ['encode request', () => RunFunctionRequest.encode(req).finish(), () => encodeRunFunctionRequest(req)],
-    ['decode response', () => RunFunctionResponse.decode(rspBytes), () => decodeRunFunctionResponse(rspBytes)],
-  ];
-  process.stdout.write(
-    `codec on ${label}: request ${(reqBytes.length / 1e6).toFixed(2)} MB, response ${(rspBytes.length / 1e6).toFixed(2)} MB\n` +
-      '  operation           SDK ms    ours ms   ratio\n',
-  );
-  let sdkServer = 0;
-  let oursServer = 0;
-  for (const [name, sdk, ours] of rows) {
-    const a = median(sdk, n);
-    const b = median(ours, n);
-    if (name === 'decode request' || name === 'encode response') {
-      sdkServer += a;
-      oursServer += b;
-    }
-    process.stdout.write(`  ${name.padEnd(16)} ${f(a)}   ${f(b)}   ${(a / b).toFixed(1).padStart(5)}x\n`);
-  }
-  process.stdout.write(`  server share (decode request + encode response): ${(sdkServer / oursServer).toFixed(1)}x the SDK (target >= 4x)\n`);
-}
-
 export default async function (): Promise<void> {
   const tsx = process.env['SCHEDULER_BENCH_TSX'] === '1';
   const t0 = performance.now();
@@ -223,7 +179,11 @@ export default async function (): Promise<void> {
     for (const mode of ['fresh', 'steady']) {
       process.stdout.write(`${mode}: 1,000 clusters x 100 replicas e2e p50 ${p50.get(`${mode}/1000/100`)!.toFixed(1)} ms (target <= 40 ms)\n`);
     }
-    if (biggest) codecBench('steady 1,000 clusters x 100 replicas', biggest.req, biggest.rsp, 10);
+    if (biggest) {
+      const label = 'steady 1,000 clusters x 100 replicas';
+      codecBench(`${label}, in this process (the bench's ~200 MB of fleets live: every decode pays old-generation GC)`, biggest.req, biggest.rsp, 10);
+      codecBenchInOwnProcess(`${label}, in a process holding only the request (as a function server does)`, biggest.req, biggest.rsp, 10);
+    }
   } finally {
     client.close();
     child.kill('SIGTERM');

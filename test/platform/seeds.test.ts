@@ -83,6 +83,10 @@ describe('seed InferenceGateways', () => {
       'gateway-api-crd-listenersets.gateway.networking.k8s.io',
       'gateway-api-crd-referencegrants.gateway.networking.k8s.io',
       'gateway-api-crd-tlsroutes.gateway.networking.k8s.io',
+      'key-validator',
+      'key-validator-pdb',
+      'key-validator-service',
+      'key-validator-serviceaccount',
       'namespace-metallb',
       'provider-config-helm',
     ]);
