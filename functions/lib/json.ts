@@ -15,26 +15,7 @@ import type { JsonObject } from './function.js';
  * field given as `null` then takes the XRD's default.
  */
 export function withoutNulls<T>(value: T): T {
-  // an explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire)
-  const stack: [unknown, JsonObject | unknown[]][] = [];
-  const copy = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return v;
-    const c: JsonObject | unknown[] = Array.isArray(v) ? [] : {};
-    stack.push([v, c]);
-    return c;
-  };
-  const root = copy(value);
-  while (stack.length > 0) {
-    const [src, dst] = stack.pop()!;
-    if (Array.isArray(src)) {
-      const out = dst as unknown[];
-      for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
-    } else {
-      const out = dst as JsonObject;
-      for (const [k, v] of Object.entries(src as JsonObject)) if (v !== null && v !== undefined) out[k] = copy(v) as JsonObject[string];
-    }
-  }
-  return root as T;
+  return copyTree(value, () => false, (v) => v !== null && v !== undefined);
 }
 
 /**
@@ -45,10 +26,20 @@ export function withoutNulls<T>(value: T): T {
  * costs nothing per reconcile. Own keys only (a `__proto__` key stays a key).
  */
 export function copyJson<T>(value: T): T {
+  return copyTree(value, (v) => Object.isFrozen(v), () => true);
+}
+
+/**
+ * The one deep-copy walk of this module: objects and arrays copied (own keys,
+ * each defined as data, so a `__proto__` key stays a key), except those
+ * `share` says to reuse as they are; an object's entries whose value `keep`
+ * refuses are left out (array items always stay).
+ */
+function copyTree<T>(value: T, share: (v: object) => boolean, keep: (v: unknown) => boolean): T {
   // an explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire)
   const stack: [object, JsonObject | unknown[]][] = [];
   const copy = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+    if (v === null || typeof v !== 'object' || share(v)) return v;
     const c: JsonObject | unknown[] = Array.isArray(v) ? [] : {};
     stack.push([v, c]);
     return c;
@@ -60,7 +51,9 @@ export function copyJson<T>(value: T): T {
       const out = dst as unknown[];
       for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
     } else {
-      for (const [k, v] of Object.entries(src)) Object.defineProperty(dst, k, { value: copy(v), writable: true, enumerable: true, configurable: true });
+      for (const [k, v] of Object.entries(src)) {
+        if (keep(v)) Object.defineProperty(dst, k, { value: copy(v), writable: true, enumerable: true, configurable: true });
+      }
     }
   }
   return root as T;

@@ -18,18 +18,7 @@ import {
 } from '../../functions/lib/wire/codec.js';
 import { deserializeRequest, serializeResponse, undecodable } from '../../functions/lib/wire/service.js';
 import { deepRequest, exampleCalls, type WireCase } from '../helpers/wire-corpus.js';
-
-/** mulberry32: a seeded PRNG, so every run tests the same messages. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../../scripts/oracle/grammar.js';
 
 const KEYS = ['', 'a', 'apiVersion', 'kind', '0', '10', '2', 'métadata', 'ключ', '🚀', 'x'.repeat(300)];
 const STRINGS = ['', 'v', 'héllo', '\u{1F600}', '\ud800', 'a\udc00b', '\ufeffbom', 'y'.repeat(200), 'é'.repeat(200), '\u0000'];

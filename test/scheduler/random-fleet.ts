@@ -11,18 +11,10 @@
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cluster, deployment, device, engine, member, nic, pool, replica, req, rmember, sel } from '../builders/scheduler.js';
+import { mulberry32 } from '../../scripts/oracle/grammar.js';
 
-/** mulberry32: a small, well-distributed 32-bit PRNG. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: a small, well-distributed 32-bit PRNG (scripts/oracle/grammar.ts). */
+export const rng = mulberry32;
 
 /** A seeded random helper. */
 export class Rand {

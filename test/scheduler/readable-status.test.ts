@@ -15,6 +15,7 @@ import {
   InferenceClusterStatusGpuPoolSchema,
 } from '../../functions/lib/generated/inferenceclusters.js';
 import { READ_STATUS } from '../../functions/schedule-model-deployment/fleet.js';
+import { mulberry32 as rng } from '../../scripts/oracle/grammar.js';
 import {
   ATTRIBUTE_KEYS,
   BOUNDS,
@@ -27,17 +28,6 @@ import {
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
-/** mulberry32: a seeded PRNG, so every run tests the same statuses. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VALUES: unknown[] = [
   undefined,
