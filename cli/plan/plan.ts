@@ -30,6 +30,7 @@ import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js'
 import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError } from '../load.js';
 import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { didYouMean, duplicates, nameProblem } from './inputs.js';
+import { jsonEqual } from './json-equal.js';
 import { AddressPool, connectionSecret, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { observedReplicas } from './state.js';
@@ -233,20 +234,26 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     }
   };
 
+  // The XRs in reconcile order, recomputed only when an object was created or deleted.
+  let xrCache: { membership: number; keys: string[] } | undefined;
+  const xrKeys = (): string[] => {
+    if (xrCache?.membership === store.membership) return xrCache.keys;
+    const keys = store
+      .all()
+      .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
+      .map((o) => ({ key: keyOf(o), order: `${o.kind}\0${o.metadata?.namespace ?? ''}\0${o.metadata?.name ?? ''}` }))
+      .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+      .map((x) => x.key);
+    xrCache = { membership: store.membership, keys };
+    return keys;
+  };
+
   const runPhase = async (phase: string, limit = maxRounds): Promise<boolean> => {
     for (let i = 0; i < limit; i++) {
       round++;
       const before = store.revision;
       const debugBefore = process.env['MODELPLANE_DEBUG_ROUNDS'] ? store.fingerprint() : '';
-      const xrs = store
-        .all()
-        .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
-        .sort((a, b) => {
-          const ka = `${a.kind}\0${a.metadata?.namespace ?? ''}\0${a.metadata?.name ?? ''}`;
-          const kb = `${b.kind}\0${b.metadata?.namespace ?? ''}\0${b.metadata?.name ?? ''}`;
-          return ka < kb ? -1 : ka > kb ? 1 : 0;
-        })
-        .map(keyOf);
+      const xrs = xrKeys();
       const reconcile = async (key: string, xr: KubeObject) => {
         const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
         if (outcome.inputs) read.set(key, outcome.inputs);
@@ -265,7 +272,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         // publish their usage before the next deployment reads it.
         for (const ck of ledgerClusters(store, before, replicaRevisions(store, xr))) {
           const cluster = store.get(ck);
-          if (cluster && compositions.has(`${cluster.apiVersion}/${cluster.kind}`)) await reconcile(ck, cluster);
+          if (cluster && compositions.has(`${cluster.apiVersion}/${cluster.kind}`) && !inputsUnchanged(store, ck, read.get(ck))) await reconcile(ck, cluster);
         }
       }
       // Simulated providers: what was composed in an earlier round becomes Ready now.
@@ -281,7 +288,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         if (providerWrote.has(key) && providerWrote.get(key) === store.modRevision(key)) continue;
         const owner = store.getByUid(controllerUid(o)!);
         const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);
-        if (JSON.stringify(o['status']) !== JSON.stringify(status)) store.put({ ...o, status });
+        if (!jsonEqual(o['status'], status)) store.put({ ...o, status });
         writeConnectionSecret(store, o);
         providerWrote.set(key, store.modRevision(key));
       }
@@ -353,7 +360,7 @@ function writeConnectionSecret(store: ObjectStore, mr: KubeObject): void {
   const secret = connectionSecret(mr);
   if (!secret) return;
   const existing = store.get(keyOf(secret));
-  if (!existing || JSON.stringify(existing['data']) !== JSON.stringify(secret['data'])) store.put(secret);
+  if (!existing || !jsonEqual(existing['data'], secret['data'])) store.put(secret);
 }
 
 /** MODELPLANE_DEBUG_ROUNDS=1: which objects a round changed, on stderr (for diagnosing a plan that does not converge). */

@@ -38,13 +38,13 @@ export class ObjectStore {
   private readonly byUid = new Map<string, string>();
   /** `group/kind` → keys of its objects. */
   private readonly byKind = new Map<string, Set<string>>();
-  /** Key → the object's JSON, computed on first use (objects are frozen, so it never goes stale). */
-  private readonly json = new Map<string, string>();
   /** Controller UID → keys of the objects it controls. */
   private readonly children = new Map<string, Set<string>>();
   private sorted: string[] | undefined;
   /** Incremented by every put and delete: a round that leaves it unchanged changed nothing. */
   revision = 0;
+  /** Incremented whenever an object is created or deleted (not when one is replaced). */
+  membership = 0;
   /** The revision at which each object last changed. */
   private readonly modRevs = new Map<string, number>();
   /** The revision at which any object of each `group/kind` last changed (put or delete). */
@@ -68,10 +68,12 @@ export class ObjectStore {
     this.modRevs.set(key, this.revision);
     this.kindRevs.set(`${groupOf(copy.apiVersion)}/${copy.kind}`, this.revision);
     if (existing) this.unindex(key, existing);
-    else this.sorted = undefined;
+    else {
+      this.sorted = undefined;
+      this.membership++;
+    }
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
     deepFreeze(copy);
-    this.json.delete(key);
     const gk = `${groupOf(copy.apiVersion)}/${copy.kind}`;
     const kindSet = this.byKind.get(gk) ?? new Set<string>();
     kindSet.add(key);
@@ -111,13 +113,13 @@ export class ObjectStore {
     const obj = this.objects.get(key);
     if (!obj) return [];
     this.objects.delete(key);
-    this.json.delete(key);
     this.byKind.get(`${groupOf(obj.apiVersion)}/${obj.kind}`)?.delete(key);
     this.revision++;
     this.modRevs.delete(key);
     this.kindRevs.set(`${groupOf(obj.apiVersion)}/${obj.kind}`, this.revision);
     this.unindex(key, obj);
     this.sorted = undefined;
+    this.membership++;
     const uid = obj.metadata?.uid;
     if (uid) this.byUid.delete(uid);
     const deleted = [key];
@@ -128,18 +130,6 @@ export class ObjectStore {
   private unindex(key: string, obj: KubeObject): void {
     const owner = controllerUid(obj);
     if (owner) this.children.get(owner)?.delete(key);
-  }
-
-  /** The stored object's JSON (cached), for cheap change detection. */
-  jsonOf(key: string): string | undefined {
-    let j = this.json.get(key);
-    if (j === undefined) {
-      const o = this.objects.get(key);
-      if (!o) return undefined;
-      j = JSON.stringify(o);
-      this.json.set(key, j);
-    }
-    return j;
   }
 
   /** Objects of one `group/kind`, sorted by key. */
@@ -172,6 +162,11 @@ export class ObjectStore {
   all(): KubeObject[] {
     this.sorted ??= [...this.objects.keys()].sort();
     return this.sorted.map((k) => this.objects.get(k)!);
+  }
+
+  /** Keys of the objects whose controller is `uid` (unsorted). */
+  childKeys(uid: string): string[] {
+    return [...(this.children.get(uid) ?? [])];
   }
 
   /** Objects whose controller is `uid`, sorted by key. */
