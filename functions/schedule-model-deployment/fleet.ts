@@ -122,6 +122,20 @@ const READ_STATUS = z.looseObject({
  */
 function unreadableStatus(status: unknown): string | undefined {
   if (status === undefined) return undefined;
+  // A frozen status cannot change, so its answer is kept while it lives (a
+  // plan's store freezes what it stores and hands the same object to every
+  // reconcile; a decoded gRPC request is never frozen and always checked).
+  const frozen = typeof status === 'object' && status !== null && Object.isFrozen(status);
+  if (frozen && STATUS_PROBLEMS.has(status)) return STATUS_PROBLEMS.get(status);
+  const problem = checkStatus(status);
+  if (frozen) STATUS_PROBLEMS.set(status, problem);
+  return problem;
+}
+
+/** {@link unreadableStatus} of frozen statuses, by identity. */
+const STATUS_PROBLEMS = new WeakMap<object, string | undefined>();
+
+function checkStatus(status: unknown): string | undefined {
   const parsed = READ_STATUS.safeParse(status);
   if (!parsed.success) return formatZodIssues('status', parsed.error);
   for (const [i, p] of (parsed.data.gpuPools ?? []).entries()) {
