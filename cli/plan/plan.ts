@@ -205,6 +205,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   /** The revision each managed resource had when its provider last wrote its status. */
   const providerWrote = new Map<string, number | undefined>();
   const inputs = new Set<string>();
+  /** Keys the simulated providers look at in their next pass (besides those written since their last). */
+  const providerCandidates = new Set<string>();
   let round = 0;
   let converged = true;
 
@@ -276,15 +278,23 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         }
       }
       // Simulated providers: what was composed in an earlier round becomes Ready now.
-      for (const o of store.all()) {
-        const key = keyOf(o);
+      // Only objects written since the last pass, or still waiting for their provider, can need it;
+      // they are visited in key order, as addresses are handed out in that order.
+      for (const key of store.takeChanged()) providerCandidates.add(key);
+      const candidates = [...providerCandidates].filter((k) => store.get(k) !== undefined).sort();
+      providerCandidates.clear();
+      for (const [key, o] of candidates.map((k) => [k, store.get(k)!] as const)) {
         const isXR = compositions.has(`${o.apiVersion}/${o.kind}`);
         if (isXR || inputs.has(key) || controllerUid(o) === undefined || o.kind === 'Secret') continue;
         if (!firstSeen.has(key)) {
           firstSeen.set(key, round);
+          providerCandidates.add(key);
           continue;
         }
-        if (firstSeen.get(key)! >= round) continue;
+        if (firstSeen.get(key)! >= round) {
+          providerCandidates.add(key);
+          continue;
+        }
         if (providerWrote.has(key) && providerWrote.get(key) === store.modRevision(key)) continue;
         const owner = store.getByUid(controllerUid(o)!);
         const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);

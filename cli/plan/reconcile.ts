@@ -35,7 +35,13 @@ interface SelectorRead {
   sel: ResourceSelector;
   groupKind: string;
   at: number;
-  matched: [string, number | undefined][];
+  /**
+   * The stored objects it matched, in order. Every put stores a new frozen
+   * object, so the same object is the same revision: comparing identities
+   * needs no key lookups. (A stale read keeps an old version alive only
+   * until its XR is reconciled again.)
+   */
+  matched: readonly KubeObject[];
 }
 
 /**
@@ -43,8 +49,8 @@ interface SelectorRead {
  * controls, and every required-resource selector it resolved with what each
  * matched. While none of these changes, reconciling again would send the same
  * requests (functions are deterministic: the same response), so the plan
- * skips it, as Crossplane's watches would. Holds keys and revisions only,
- * never objects, so keeping one per XR costs little.
+ * skips it, as Crossplane's watches would. Holds revisions and references
+ * to stored objects, never copies, so keeping one per XR costs little.
  */
 export interface ReconcileInputs {
   xr: number | undefined;
@@ -69,11 +75,7 @@ export function inputsUnchanged(store: ObjectStore, key: string, deps: Reconcile
     if (store.kindRevision(read.groupKind) <= read.at) continue;
     const now = store.resolve(read.sel);
     if (now.length !== read.matched.length) return false;
-    for (let i = 0; i < now.length; i++) {
-      const k = keyOf(now[i]!);
-      const [wasKey, wasRev] = read.matched[i]!;
-      if (k !== wasKey || store.modRevision(k) !== wasRev) return false;
-    }
+    for (let i = 0; i < now.length; i++) if (now[i] !== read.matched[i]) return false;
     read.at = store.revision;
   }
   return true;
@@ -130,7 +132,7 @@ export async function reconcileXR(
       sel: structuredClone(sel),
       groupKind: `${groupOf(sel.apiVersion)}/${sel.kind}`,
       at: store.revision,
-      matched: matched.map((o) => [keyOf(o), store.modRevision(keyOf(o))]),
+      matched,
     });
     return matched;
   };

@@ -43,6 +43,10 @@ export class ObjectStore {
   private sorted: string[] | undefined;
   /** Incremented by every put and delete: a round that leaves it unchanged changed nothing. */
   revision = 0;
+  /** Keys put since the last {@link takeChanged}. */
+  private changed = new Set<string>();
+  /** `group/kind` → its keys sorted, until one is created or deleted. */
+  private readonly sortedOfKind = new Map<string, string[]>();
   /** Incremented whenever an object is created or deleted (not when one is replaced). */
   membership = 0;
   /** The revision at which each object last changed. */
@@ -70,8 +74,10 @@ export class ObjectStore {
     if (existing) this.unindex(key, existing);
     else {
       this.sorted = undefined;
+      this.sortedOfKind.delete(`${groupOf(copy.apiVersion)}/${copy.kind}`);
       this.membership++;
     }
+    this.changed.add(key);
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
     deepFreeze(copy);
     const gk = `${groupOf(copy.apiVersion)}/${copy.kind}`;
@@ -119,6 +125,7 @@ export class ObjectStore {
     this.kindRevs.set(`${groupOf(obj.apiVersion)}/${obj.kind}`, this.revision);
     this.unindex(key, obj);
     this.sorted = undefined;
+    this.sortedOfKind.delete(`${groupOf(obj.apiVersion)}/${obj.kind}`);
     this.membership++;
     const uid = obj.metadata?.uid;
     if (uid) this.byUid.delete(uid);
@@ -134,7 +141,20 @@ export class ObjectStore {
 
   /** Objects of one `group/kind`, sorted by key. */
   ofKind(group: string, kind: string): KubeObject[] {
-    return [...(this.byKind.get(`${group}/${kind}`) ?? [])].sort().map((k) => this.objects.get(k)!);
+    const gk = `${group}/${kind}`;
+    let keys = this.sortedOfKind.get(gk);
+    if (keys === undefined) {
+      keys = [...(this.byKind.get(gk) ?? [])].sort();
+      this.sortedOfKind.set(gk, keys);
+    }
+    return keys.map((k) => this.objects.get(k)!);
+  }
+
+  /** Keys put (created or replaced) since the last call, in no order; deleted ones may be among them. */
+  takeChanged(): Set<string> {
+    const out = this.changed;
+    this.changed = new Set();
+    return out;
   }
 
   /**
