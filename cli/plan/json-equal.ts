@@ -10,26 +10,32 @@
  * value is undefined, a function or a symbol is absent; in an array such a
  * value, like NaN and ±Infinity anywhere, is `null`; -0 is 0. Values with a
  * `toJSON` method (Date, Buffer) are compared through it. Plain JSON data
- * only: cycles are not detected (stored objects have none).
+ * only: cycles are not detected (stored objects have none). Any depth (no
+ * recursion).
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  a = norm(a);
-  b = norm(b);
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(inArray(a[i]), inArray(b[i]))) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = presentKeys(a as Record<string, unknown>);
-  const kb = presentKeys(b as Record<string, unknown>);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    if (ka[i] !== kb[i]) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[ka[i]!], (b as Record<string, unknown>)[kb[i]!])) return false;
+  // An explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire).
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length > 0) {
+    let [x, y] = stack.pop()!;
+    if (x === y) continue;
+    x = norm(x);
+    y = norm(y);
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([inArray(x[i]), inArray(y[i])]);
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    const kx = presentKeys(x as Record<string, unknown>);
+    const ky = presentKeys(y as Record<string, unknown>);
+    if (kx.length !== ky.length) return false;
+    for (let i = 0; i < kx.length; i++) {
+      if (kx[i] !== ky[i]) return false;
+      stack.push([(x as Record<string, unknown>)[kx[i]!], (y as Record<string, unknown>)[ky[i]!]]);
+    }
   }
   return true;
 }

@@ -37,6 +37,7 @@ import {
   keepObserved,
   warning,
 } from '../lib/function.js';
+import { cloneJson } from '../lib/json.js';
 import { apiGroup, usage } from '../lib/objects.js';
 
 /** Label stamped on each consumer; its Usage selects the consumer by it. */
@@ -92,7 +93,7 @@ export function compose(req: ComposeRequest): ComposeResult {
       continue;
     }
     taken.add(usageKey);
-    const resource = structuredClone(desired.resource);
+    const resource = cloneJson(desired.resource);
     resource.metadata = { ...(resource.metadata ?? {}) };
     resource.metadata.labels = { ...(resource.metadata.labels ?? {}), [CONSUMER_LABEL]: key };
     const labelled: DesiredResource = { resource };

@@ -35,3 +35,39 @@ export function withoutNulls<T>(value: T): T {
   }
   return root as T;
 }
+
+/**
+ * A deep copy of a plain JSON value (objects, arrays, primitives; `undefined`
+ * fields kept, key order kept), as `structuredClone` makes of such data but
+ * several times faster: the builders copy large manifests (vendored CRDs) on
+ * every reconcile. Anything else (a Date, a Map, a Buffer) is copied by
+ * `structuredClone`. Any depth (an explicit stack).
+ */
+export function cloneJson<T>(value: T): T {
+  const stack: [unknown, JsonObject | unknown[]][] = [];
+  const copy = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    const proto = Object.getPrototypeOf(v);
+    if (Array.isArray(v)) {
+      const c: unknown[] = [];
+      stack.push([v, c]);
+      return c;
+    }
+    if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+    const c: JsonObject = {};
+    stack.push([v, c]);
+    return c;
+  };
+  const root = copy(value);
+  while (stack.length > 0) {
+    const [src, dst] = stack.pop()!;
+    if (Array.isArray(src)) {
+      const out = dst as unknown[];
+      for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
+    } else {
+      const out = dst as JsonObject;
+      for (const k of Object.keys(src as JsonObject)) out[k] = copy((src as JsonObject)[k]) as JsonObject[string];
+    }
+  }
+  return root as T;
+}

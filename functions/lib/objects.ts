@@ -18,6 +18,7 @@
  *   deterministically (crossplane.md §1.5 step 4).
  */
 import type { JsonObject, KubeObject, ObjectMeta } from './function.js';
+import { cloneJson } from './json.js';
 
 /** provider-helm's managed API (namespaced Release, ProviderConfig). */
 export const HELM_API_VERSION = 'helm.m.crossplane.io/v1beta1';
@@ -59,7 +60,7 @@ function object(apiVersion: string, kind: string, meta: MetaOptions, body: JsonO
   const out: KubeObject = { apiVersion, kind };
   const m = metadata(meta);
   if (m) out.metadata = m;
-  return Object.assign(out, structuredClone(body));
+  return Object.assign(out, cloneJson(body));
 }
 
 /** A Helm chart coordinate. */

@@ -35,3 +35,15 @@ describe('jsonEqual', () => {
     });
   }
 });
+
+describe('jsonEqual at depth', () => {
+  const nest = (n: number, leaf: unknown): unknown => {
+    let o: unknown = leaf;
+    for (let i = 0; i < n; i++) o = { a: o, b: [i] };
+    return o;
+  };
+  it('compares objects nested 20,000 levels (no recursion)', () => {
+    expect(jsonEqual(nest(20_000, 1), nest(20_000, 1))).toBe(true);
+    expect(jsonEqual(nest(20_000, 1), nest(20_000, 2))).toBe(false);
+  });
+});
