@@ -129,7 +129,7 @@ export async function reconcileXR(
     inputs.reads = inputs.reads.filter((r) => r.id !== id);
     inputs.reads.push({
       id,
-      sel: structuredClone(sel),
+      sel,
       groupKind: `${groupOf(sel.apiVersion)}/${sel.kind}`,
       at: store.revision,
       matched,
