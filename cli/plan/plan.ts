@@ -6,8 +6,14 @@
  *   an invalid one is reported as `file:line kind/name: field: problem` and
  *   left out), Secrets, Namespaces and provider configs; any other kind is
  *   listed and skipped.
- * - Each round reconciles every XR that has a Composition, one at a time in
+ * - Each round visits every XR that has a Composition, one at a time in
  *   (kind, namespace, name) order, each seeing what the ones before it wrote;
+ *   as Crossplane's watches would, an XR is reconciled only when something
+ *   its last reconcile read has changed since (its own object, a composed
+ *   resource, what a required-resource selector matched: reconcile.ts
+ *   inputsUnchanged); functions are deterministic, so a skipped reconcile is
+ *   one that would have changed nothing, and the plan (rounds included) is
+ *   the same as reconciling everything;
  *   a ModelDeployment that changed its ModelReplicas is followed at once by
  *   the InferenceClusters they are on, which publish their capacity ledger
  *   (`status.gpuPools[].used`, issue 17) before the next deployment reads it:

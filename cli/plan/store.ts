@@ -9,7 +9,9 @@
  * spec/README.md item 10); deleting an object deletes, transitively, every
  * object whose controller ownerReference points at it (Kubernetes garbage
  * collection, foreground). Stored objects are deeply frozen: whoever reads one
- * (a function core, a report) cannot change the store behind its back.
+ * (a function core, a report) cannot change the store behind its back; every
+ * put stores a new object, so an object's identity is its revision (readers
+ * may cache what they derive from one, by identity).
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { groupOf, inListSelector, uuidV5 } from '../render/xr.js';
