@@ -6,8 +6,14 @@
  *   an invalid one is reported as `file:line kind/name: field: problem` and
  *   left out), Secrets, Namespaces and provider configs; any other kind is
  *   listed and skipped.
- * - Each round reconciles every XR that has a Composition, one at a time in
+ * - Each round visits every XR that has a Composition, one at a time in
  *   (kind, namespace, name) order, each seeing what the ones before it wrote;
+ *   as Crossplane's watches would, an XR is reconciled only when something
+ *   its last reconcile read has changed since (its own object, a composed
+ *   resource, what a required-resource selector matched: reconcile.ts
+ *   inputsUnchanged); functions are deterministic, so a skipped reconcile is
+ *   one that would have changed nothing, and the plan (rounds included) is
+ *   the same as reconciling everything;
  *   a ModelDeployment that changed its ModelReplicas is followed at once by
  *   the InferenceClusters they are on, which publish their capacity ledger
  *   (`status.gpuPools[].used`, issue 17) before the next deployment reads it:
@@ -30,6 +36,7 @@ import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js'
 import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError } from '../load.js';
 import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { didYouMean, duplicates, nameProblem } from './inputs.js';
+import { jsonEqual } from './json-equal.js';
 import { AddressPool, connectionSecret, providerStatus } from './providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { observedReplicas } from './state.js';
@@ -204,6 +211,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   /** The revision each managed resource had when its provider last wrote its status. */
   const providerWrote = new Map<string, number | undefined>();
   const inputs = new Set<string>();
+  /** Keys the simulated providers look at in their next pass (besides those written since their last). */
+  const providerCandidates = new Set<string>();
   let round = 0;
   let converged = true;
 
@@ -233,20 +242,26 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
     }
   };
 
+  // The XRs in reconcile order, recomputed only when an object was created or deleted.
+  let xrCache: { membership: number; keys: string[] } | undefined;
+  const xrKeys = (): string[] => {
+    if (xrCache?.membership === store.membership) return xrCache.keys;
+    const keys = store
+      .all()
+      .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
+      .map((o) => ({ key: keyOf(o), order: `${o.kind}\0${o.metadata?.namespace ?? ''}\0${o.metadata?.name ?? ''}` }))
+      .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+      .map((x) => x.key);
+    xrCache = { membership: store.membership, keys };
+    return keys;
+  };
+
   const runPhase = async (phase: string, limit = maxRounds): Promise<boolean> => {
     for (let i = 0; i < limit; i++) {
       round++;
       const before = store.revision;
       const debugBefore = process.env['MODELPLANE_DEBUG_ROUNDS'] ? store.fingerprint() : '';
-      const xrs = store
-        .all()
-        .filter((o) => compositions.has(`${o.apiVersion}/${o.kind}`))
-        .sort((a, b) => {
-          const ka = `${a.kind}\0${a.metadata?.namespace ?? ''}\0${a.metadata?.name ?? ''}`;
-          const kb = `${b.kind}\0${b.metadata?.namespace ?? ''}\0${b.metadata?.name ?? ''}`;
-          return ka < kb ? -1 : ka > kb ? 1 : 0;
-        })
-        .map(keyOf);
+      const xrs = xrKeys();
       const reconcile = async (key: string, xr: KubeObject) => {
         const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
         if (outcome.inputs) read.set(key, outcome.inputs);
@@ -265,23 +280,31 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         // publish their usage before the next deployment reads it.
         for (const ck of ledgerClusters(store, before, replicaRevisions(store, xr))) {
           const cluster = store.get(ck);
-          if (cluster && compositions.has(`${cluster.apiVersion}/${cluster.kind}`)) await reconcile(ck, cluster);
+          if (cluster && compositions.has(`${cluster.apiVersion}/${cluster.kind}`) && !inputsUnchanged(store, ck, read.get(ck))) await reconcile(ck, cluster);
         }
       }
       // Simulated providers: what was composed in an earlier round becomes Ready now.
-      for (const o of store.all()) {
-        const key = keyOf(o);
+      // Only objects written since the last pass, or still waiting for their provider, can need it;
+      // they are visited in key order, as addresses are handed out in that order.
+      for (const key of store.takeChanged()) providerCandidates.add(key);
+      const candidates = [...providerCandidates].filter((k) => store.get(k) !== undefined).sort();
+      providerCandidates.clear();
+      for (const [key, o] of candidates.map((k) => [k, store.get(k)!] as const)) {
         const isXR = compositions.has(`${o.apiVersion}/${o.kind}`);
         if (isXR || inputs.has(key) || controllerUid(o) === undefined || o.kind === 'Secret') continue;
         if (!firstSeen.has(key)) {
           firstSeen.set(key, round);
+          providerCandidates.add(key);
           continue;
         }
-        if (firstSeen.get(key)! >= round) continue;
+        if (firstSeen.get(key)! >= round) {
+          providerCandidates.add(key);
+          continue;
+        }
         if (providerWrote.has(key) && providerWrote.get(key) === store.modRevision(key)) continue;
         const owner = store.getByUid(controllerUid(o)!);
         const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);
-        if (JSON.stringify(o['status']) !== JSON.stringify(status)) store.put({ ...o, status });
+        if (!jsonEqual(o['status'], status)) store.put({ ...o, status });
         writeConnectionSecret(store, o);
         providerWrote.set(key, store.modRevision(key));
       }
@@ -353,7 +376,7 @@ function writeConnectionSecret(store: ObjectStore, mr: KubeObject): void {
   const secret = connectionSecret(mr);
   if (!secret) return;
   const existing = store.get(keyOf(secret));
-  if (!existing || JSON.stringify(existing['data']) !== JSON.stringify(secret['data'])) store.put(secret);
+  if (!existing || !jsonEqual(existing['data'], secret['data'])) store.put(secret);
 }
 
 /** MODELPLANE_DEBUG_ROUNDS=1: which objects a round changed, on stderr (for diagnosing a plan that does not converge). */

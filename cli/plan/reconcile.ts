@@ -18,33 +18,66 @@
  * XR's error, as a failed reconcile leaves the cluster untouched.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import type { ResourceSelector } from '@crossplane-org/function-sdk-typescript';
 import type { FunctionRuntime } from '../functions.js';
 import { render } from '../render/engine.js';
+import { jsonEqual } from './json-equal.js';
 import { groupOf, keyOf, type ObjectStore } from './store.js';
 
 /**
+ * One required-resource read of a reconcile: the selector's `group/kind`, the
+ * store revision when it was read, and what it matched (store key and
+ * revision of each object, in the order served).
+ */
+interface SelectorRead {
+  /** The selector's JSON: a selector resolved again (the requirements loop) replaces its earlier read. */
+  id: string;
+  sel: ResourceSelector;
+  groupKind: string;
+  at: number;
+  /**
+   * The stored objects it matched, in order. Every put stores a new frozen
+   * object, so the same object is the same revision: comparing identities
+   * needs no key lookups. (A stale read keeps an old version alive only
+   * until its XR is reconciled again.)
+   */
+  matched: readonly KubeObject[];
+}
+
+/**
  * What a reconcile read, at the revisions it read them: the XR, the objects it
- * controls, and every kind its requirements selected. While none of these
- * changes, reconciling again would compute the same output (functions are
- * deterministic), so the plan skips it, as Crossplane's watches would.
+ * controls, and every required-resource selector it resolved with what each
+ * matched. While none of these changes, reconciling again would send the same
+ * requests (functions are deterministic: the same response), so the plan
+ * skips it, as Crossplane's watches would. Holds revisions and references
+ * to stored objects, never copies, so keeping one per XR costs little.
  */
 export interface ReconcileInputs {
   xr: number | undefined;
   children: Map<string, number | undefined>;
-  kinds: Map<string, number>;
+  reads: SelectorRead[];
+  /** Set when a step takes credentials: any Secret change counts (they are read by name, outside resolve). */
+  secrets?: number;
 }
 
 /** True when nothing a previous reconcile read has changed since. */
 export function inputsUnchanged(store: ObjectStore, key: string, deps: ReconcileInputs | undefined): boolean {
   if (!deps || store.modRevision(key) !== deps.xr) return false;
+  if (deps.secrets !== undefined && store.kindRevision('/Secret') !== deps.secrets) return false;
   const uid = store.get(key)?.metadata?.uid;
-  const children = uid ? store.controlledBy(uid) : [];
+  const children = uid ? store.childKeys(uid) : [];
   if (children.length !== deps.children.size) return false;
-  for (const c of children) {
-    const k = keyOf(c);
+  for (const k of children) {
     if (!deps.children.has(k) || deps.children.get(k) !== store.modRevision(k)) return false;
   }
-  for (const [gk, rev] of deps.kinds) if (store.kindRevision(gk) !== rev) return false;
+  for (const read of deps.reads) {
+    // Nothing of the kind changed since the read: the same objects match, at the same revisions.
+    if (store.kindRevision(read.groupKind) <= read.at) continue;
+    const now = store.resolve(read.sel);
+    if (now.length !== read.matched.length) return false;
+    for (let i = 0; i < now.length; i++) if (now[i] !== read.matched[i]) return false;
+    read.at = store.revision;
+  }
   return true;
 }
 
@@ -56,6 +89,12 @@ export interface ReconcileOutcome {
   error?: string;
   /** What it read (absent when the render itself failed). */
   inputs?: ReconcileInputs;
+}
+
+/** Whether any pipeline step of `composition` takes credentials (Secrets read by name). */
+function takesCredentials(composition: KubeObject): boolean {
+  const steps = ((composition['spec'] as JsonObject | undefined)?.['pipeline'] ?? []) as JsonObject[];
+  return steps.some((s) => Array.isArray(s['credentials']) && s['credentials'].length > 0);
 }
 
 function withoutStatus(obj: KubeObject): KubeObject {
@@ -80,7 +119,22 @@ export async function reconcileXR(
   const inputs: ReconcileInputs = {
     xr: store.modRevision(key),
     children: new Map(observed.map((o) => [keyOf(o), store.modRevision(keyOf(o))])),
-    kinds: new Map(),
+    reads: [],
+  };
+  const credentials = takesCredentials(composition);
+  if (credentials) inputs.secrets = store.kindRevision('/Secret');
+  const resolve = (sel: ResourceSelector): KubeObject[] => {
+    const matched = store.resolve(sel);
+    const id = JSON.stringify(sel);
+    inputs.reads = inputs.reads.filter((r) => r.id !== id);
+    inputs.reads.push({
+      id,
+      sel,
+      groupKind: `${groupOf(sel.apiVersion)}/${sel.kind}`,
+      at: store.revision,
+      matched,
+    });
+    return matched;
   };
   let out: Awaited<ReturnType<typeof render>>;
   try {
@@ -90,8 +144,8 @@ export async function reconcileXR(
         composition,
         observed,
         required: [],
-        resolve: (sel) => store.resolve(sel),
-        credentials: store.ofKind('', 'Secret'),
+        resolve,
+        credentials: credentials ? store.ofKind('', 'Secret') : [],
         context: {},
         computeTag: false,
       },
@@ -99,10 +153,6 @@ export async function reconcileXR(
     );
   } catch (err) {
     return { changed: false, error: (err as Error).message };
-  }
-  for (const sel of Object.values(out.requirements)) {
-    const gk = `${groupOf(sel.apiVersion)}/${sel.kind}`;
-    inputs.kinds.set(gk, store.kindRevision(gk));
   }
   if (out.fatal !== undefined) {
     // A failed reconcile only flips Synced; everything else stays as it was.
@@ -127,7 +177,7 @@ export async function reconcileXR(
     }
     if (existing?.['status'] !== undefined) next['status'] = existing['status'];
     if (existing?.metadata?.uid) next.metadata = { ...next.metadata, uid: existing.metadata.uid };
-    if (!existing || store.jsonOf(k) !== JSON.stringify(next)) {
+    if (!existing || !jsonEqual(existing, next)) {
       store.put(next);
       changed = true;
     }
@@ -142,7 +192,7 @@ export async function reconcileXR(
   if (refs.length > 0) machinery['resourceRefs'] = refs;
   else delete machinery['resourceRefs'];
   spec['crossplane'] = machinery;
-  if (JSON.stringify(current['spec']) !== JSON.stringify(spec)) {
+  if (!jsonEqual(current['spec'], spec)) {
     store.put({ ...current, spec });
     changed = true;
   }
@@ -151,7 +201,7 @@ export async function reconcileXR(
 }
 
 function setStatus(store: ObjectStore, xr: KubeObject, status: JsonObject | undefined): boolean {
-  if (status === undefined || JSON.stringify(xr['status']) === JSON.stringify(status)) return false;
+  if (status === undefined || jsonEqual(xr['status'], status)) return false;
   store.put({ ...xr, status });
   return true;
 }

@@ -319,23 +319,49 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
  * HTTPRoute it composes (backendRefs, with weight), named by the ModelEndpoint
  * whose routing backend each backendRef is, when it can be told.
  */
+/** What {@link serviceEndpoints} looks up in the whole store, built once per report. */
+interface ServiceIndex {
+  /** Namespace → a ModelEndpoint's `status.routing.backendName` → its name (the last in store order wins). */
+  endpointsIn: Map<string | undefined, Map<string, string>>;
+  /** Controller UID → the objects it controls, in store order. */
+  controlled: Map<string, KubeObject[]>;
+}
+
+const SERVICE_INDEX = new WeakMap<readonly KubeObject[], ServiceIndex>();
+
+function indexOf(all: readonly KubeObject[]): ServiceIndex {
+  let index = SERVICE_INDEX.get(all);
+  if (index) return index;
+  index = { endpointsIn: new Map(), controlled: new Map() };
+  for (const o of all) {
+    const backend = str(obj(obj(o['status'])['routing'])['backendName']);
+    if (o.kind === 'ModelEndpoint' && backend) {
+      const ns = o.metadata?.namespace;
+      const m = index.endpointsIn.get(ns) ?? new Map<string, string>();
+      m.set(backend, o.metadata?.name ?? backend);
+      index.endpointsIn.set(ns, m);
+    }
+    const owner = controllerUid(o);
+    if (owner === undefined) continue;
+    const mine = index.controlled.get(owner);
+    if (mine) mine.push(o);
+    else index.controlled.set(owner, [o]);
+  }
+  SERVICE_INDEX.set(all, index);
+  return index;
+}
+
 function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { name: string; weight: number }[] {
   const published = arr(obj(service['status'])['endpoints']);
   if (published.length > 0) {
     return published.map((e) => ({ name: String(e['name'] ?? ''), weight: num(e['weight']) })).sort((a, b) => (a.name < b.name ? -1 : 1));
   }
   const uid = service.metadata?.uid;
+  const index = indexOf(all);
   // A backendRef names the Service a ModelEndpoint composed; report the endpoint.
-  const endpointOf = new Map<string, string>();
-  for (const o of all) {
-    const backend = str(obj(obj(o['status'])['routing'])['backendName']);
-    if (o.kind === 'ModelEndpoint' && backend && o.metadata?.namespace === service.metadata?.namespace) {
-      endpointOf.set(backend, o.metadata?.name ?? backend);
-    }
-  }
+  const endpointOf = index.endpointsIn.get(service.metadata?.namespace) ?? new Map<string, string>();
   const out: { name: string; weight: number }[] = [];
-  for (const o of all) {
-    if (uid === undefined || controllerUid(o) !== uid) continue;
+  for (const o of uid === undefined ? [] : (index.controlled.get(uid) ?? [])) {
     const route = o.kind === 'HTTPRoute' ? o : (obj(obj(o['spec'])['forProvider'])['manifest'] as KubeObject | undefined);
     if (route?.kind !== 'HTTPRoute') continue;
     for (const rule of arr(obj(route['spec'])['rules'])) {

@@ -9,7 +9,9 @@
  * spec/README.md item 10); deleting an object deletes, transitively, every
  * object whose controller ownerReference points at it (Kubernetes garbage
  * collection, foreground). Stored objects are deeply frozen: whoever reads one
- * (a function core, a report) cannot change the store behind its back.
+ * (a function core, a report) cannot change the store behind its back; every
+ * put stores a new object, so an object's identity is its revision (readers
+ * may cache what they derive from one, by identity).
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { groupOf, inListSelector, uuidV5 } from '../render/xr.js';
@@ -38,13 +40,17 @@ export class ObjectStore {
   private readonly byUid = new Map<string, string>();
   /** `group/kind` → keys of its objects. */
   private readonly byKind = new Map<string, Set<string>>();
-  /** Key → the object's JSON, computed on first use (objects are frozen, so it never goes stale). */
-  private readonly json = new Map<string, string>();
   /** Controller UID → keys of the objects it controls. */
   private readonly children = new Map<string, Set<string>>();
   private sorted: string[] | undefined;
   /** Incremented by every put and delete: a round that leaves it unchanged changed nothing. */
   revision = 0;
+  /** Keys put since the last {@link takeChanged}. */
+  private changed = new Set<string>();
+  /** `group/kind` → its keys sorted, until one is created or deleted. */
+  private readonly sortedOfKind = new Map<string, string[]>();
+  /** Incremented whenever an object is created or deleted (not when one is replaced). */
+  membership = 0;
   /** The revision at which each object last changed. */
   private readonly modRevs = new Map<string, number>();
   /** The revision at which any object of each `group/kind` last changed (put or delete). */
@@ -68,10 +74,14 @@ export class ObjectStore {
     this.modRevs.set(key, this.revision);
     this.kindRevs.set(`${groupOf(copy.apiVersion)}/${copy.kind}`, this.revision);
     if (existing) this.unindex(key, existing);
-    else this.sorted = undefined;
+    else {
+      this.sorted = undefined;
+      this.sortedOfKind.delete(`${groupOf(copy.apiVersion)}/${copy.kind}`);
+      this.membership++;
+    }
+    this.changed.add(key);
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
     deepFreeze(copy);
-    this.json.delete(key);
     const gk = `${groupOf(copy.apiVersion)}/${copy.kind}`;
     const kindSet = this.byKind.get(gk) ?? new Set<string>();
     kindSet.add(key);
@@ -111,13 +121,14 @@ export class ObjectStore {
     const obj = this.objects.get(key);
     if (!obj) return [];
     this.objects.delete(key);
-    this.json.delete(key);
     this.byKind.get(`${groupOf(obj.apiVersion)}/${obj.kind}`)?.delete(key);
     this.revision++;
     this.modRevs.delete(key);
     this.kindRevs.set(`${groupOf(obj.apiVersion)}/${obj.kind}`, this.revision);
     this.unindex(key, obj);
     this.sorted = undefined;
+    this.sortedOfKind.delete(`${groupOf(obj.apiVersion)}/${obj.kind}`);
+    this.membership++;
     const uid = obj.metadata?.uid;
     if (uid) this.byUid.delete(uid);
     const deleted = [key];
@@ -130,21 +141,22 @@ export class ObjectStore {
     if (owner) this.children.get(owner)?.delete(key);
   }
 
-  /** The stored object's JSON (cached), for cheap change detection. */
-  jsonOf(key: string): string | undefined {
-    let j = this.json.get(key);
-    if (j === undefined) {
-      const o = this.objects.get(key);
-      if (!o) return undefined;
-      j = JSON.stringify(o);
-      this.json.set(key, j);
-    }
-    return j;
-  }
-
   /** Objects of one `group/kind`, sorted by key. */
   ofKind(group: string, kind: string): KubeObject[] {
-    return [...(this.byKind.get(`${group}/${kind}`) ?? [])].sort().map((k) => this.objects.get(k)!);
+    const gk = `${group}/${kind}`;
+    let keys = this.sortedOfKind.get(gk);
+    if (keys === undefined) {
+      keys = [...(this.byKind.get(gk) ?? [])].sort();
+      this.sortedOfKind.set(gk, keys);
+    }
+    return keys.map((k) => this.objects.get(k)!);
+  }
+
+  /** Keys put (created or replaced) since the last call, in no order; deleted ones may be among them. */
+  takeChanged(): Set<string> {
+    const out = this.changed;
+    this.changed = new Set();
+    return out;
   }
 
   /**
@@ -172,6 +184,11 @@ export class ObjectStore {
   all(): KubeObject[] {
     this.sorted ??= [...this.objects.keys()].sort();
     return this.sorted.map((k) => this.objects.get(k)!);
+  }
+
+  /** Keys of the objects whose controller is `uid` (unsorted). */
+  childKeys(uid: string): string[] {
+    return [...(this.children.get(uid) ?? [])];
   }
 
   /** Objects whose controller is `uid`, sorted by key. */

@@ -186,8 +186,33 @@ export function errInvalidClass(name: string, issues: string): string {
   return `InferenceClass ${name} is invalid: ${issues}; fix the class`;
 }
 
-/** Reads a fetched InferenceClass. */
+/**
+ * Reads a fetched InferenceClass. A frozen object (what a plan's store hands
+ * every reconcile) cannot change, so it is read once and its reading, frozen
+ * too, is shared by later calls; a decoded gRPC request is never frozen.
+ */
 export function readInferenceClass(obj: KubeObject): ReadClass {
+  if (!Object.isFrozen(obj)) return readClass(obj);
+  let read = READ_CLASSES.get(obj);
+  if (read === undefined) {
+    read = deepFreeze(readClass(obj));
+    READ_CLASSES.set(obj, read);
+  }
+  return read;
+}
+
+/** {@link readInferenceClass} of frozen objects, by identity. */
+const READ_CLASSES = new WeakMap<KubeObject, ReadClass>();
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}
+
+function readClass(obj: KubeObject): ReadClass {
   const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';
   const parsed = readComposite<InferenceClassXr>({ ...obj, spec: obj['spec'] ?? {} }, parseInferenceClass);
   if (!parsed.ok) return { ok: false, problem: errInvalidClass(name, parsed.problem) };

@@ -25,6 +25,7 @@
 import { type Condition, condition, getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import { InferenceClusterStatusCapabilitiesSchema } from '../lib/generated/inferenceclusters.js';
 import { isLabelValue } from '../lib/cloud.js';
+import { cloneJson } from '../lib/json.js';
 import { capabilitiesStatus, type Fabric } from '../lib/workload.js';
 import { CLOUD_SOURCES, SYSTEM_NAMESPACE } from './cloud.js';
 import type { ExistingBlock, InferenceClass, NodePool, Source } from './spec.js';
@@ -128,7 +129,7 @@ export function echoStatus(xr: KubeObject): JsonObject | undefined {
   const out: JsonObject = {};
   for (const k of OWNED_STATUS_FIELDS) {
     const v = (status as JsonObject)[k];
-    if (v !== undefined && v !== null) out[k] = structuredClone(v);
+    if (v !== undefined && v !== null) out[k] = cloneJson(v);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -41,7 +41,7 @@ export function gaieKey(crd: KubeObject): string {
   return `gaie-crd-${crd.metadata?.name ?? ''}`;
 }
 
-/** An Object wrapping one vendored GAIE CRD, verbatim. */
+/** An Object wrapping one vendored GAIE CRD, verbatim (a copy: kubernetesObject copies what it is given). */
 export function gaieCrdObject(crd: KubeObject, pc: ProviderConfigRef): KubeObject {
   return kubernetesObject({ manifest: crd, providerConfigRef: pc }); // frozen: shared, never copied
 }

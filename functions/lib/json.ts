@@ -30,16 +30,30 @@ export function copyJson<T>(value: T): T {
 }
 
 /**
+ * A deep copy of a plain JSON value that shares nothing with its input (not
+ * even frozen parts: the copy is always writable), key order and `undefined`
+ * fields kept, as `structuredClone` makes of such data but several times
+ * faster (the builders copy large manifests on every reconcile). Anything
+ * else (a Date, a Map, a Buffer) is copied by `structuredClone`. Any depth.
+ */
+export function cloneJson<T>(value: T): T {
+  return copyTree(value, () => false, () => true);
+}
+
+/**
  * The one deep-copy walk of this module: objects and arrays copied (own keys,
  * each defined as data, so a `__proto__` key stays a key), except those
  * `share` says to reuse as they are; an object's entries whose value `keep`
- * refuses are left out (array items always stay).
+ * refuses are left out (array items always stay). A value that is not a
+ * plain object or array (a Date, a Map) is copied by `structuredClone`.
  */
 function copyTree<T>(value: T, share: (v: object) => boolean, keep: (v: unknown) => boolean): T {
   // an explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire)
   const stack: [object, JsonObject | unknown[]][] = [];
   const copy = (v: unknown): unknown => {
     if (v === null || typeof v !== 'object' || share(v)) return v;
+    const proto = Object.getPrototypeOf(v);
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return structuredClone(v);
     const c: JsonObject | unknown[] = Array.isArray(v) ? [] : {};
     stack.push([v, c]);
     return c;

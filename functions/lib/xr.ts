@@ -26,9 +26,56 @@ export type XrParser<T> = (obj: unknown) => { success: true; data: T } | { succe
 /** The outcome of {@link readComposite}. */
 export type CompositeRead<T> = { ok: true; xr: T } | { ok: false; problem: string };
 
-/** Parses the observed XR (status left out) with its generated parser. */
+/**
+ * Parses the observed XR (status left out) with its generated parser. The
+ * parse is a pure function of the XR's JSON, so the latest
+ * {@link READS_KEPT} outcomes of each parser are kept by that JSON and
+ * shared, deeply frozen (a caller that tried to change one would throw): a
+ * plan reconciles the same XR many times, and the parse was a large share of
+ * each call.
+ */
 export function readComposite<T>(xr: KubeObject, parse: XrParser<T>): CompositeRead<T> {
   const { status: _status, ...rest } = xr;
+  const key = jsonKey(rest);
+  if (key === undefined) return parseRead(rest, parse);
+  let kept = READS.get(parse);
+  if (kept === undefined) {
+    kept = new Map();
+    READS.set(parse, kept);
+  }
+  const hit = kept.get(key);
+  if (hit !== undefined) return hit as CompositeRead<T>;
+  const read = parseRead(rest, parse);
+  if (kept.size >= READS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(key, deepFreeze(read));
+  return read;
+}
+
+function parseRead<T>(rest: object, parse: XrParser<T>): CompositeRead<T> {
   const r = parse(withoutNulls(rest));
   return r.success ? { ok: true, xr: r.data } : { ok: false, problem: formatZodIssues('', r.error) };
+}
+
+/** The JSON of an XR, or undefined when it nests too deep for JSON.stringify (then it is not kept). */
+function jsonKey(rest: object): string | undefined {
+  try {
+    return JSON.stringify(rest);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many outcomes of each parser {@link readComposite} keeps. */
+export const READS_KEPT = 256;
+const READS = new WeakMap<XrParser<unknown>, Map<string, CompositeRead<unknown>>>();
+
+function deepFreeze<T>(v: T): T {
+  const stack: unknown[] = [v];
+  while (stack.length > 0) {
+    const o = stack.pop();
+    if (o === null || typeof o !== 'object' || Object.isFrozen(o)) continue;
+    Object.freeze(o);
+    for (const child of Object.values(o)) stack.push(child);
+  }
+  return v;
 }

@@ -76,30 +76,55 @@ function byName<T extends { name: string }>(a: T, b: T): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** Reads InferenceClusters into the fleet. */
+/**
+ * Reads InferenceClusters into the fleet. A frozen cluster object (what a
+ * plan's store hands every reconcile) cannot change, so it is read once and
+ * its reading, frozen too, is shared by every later call; a decoded gRPC
+ * request is never frozen and always read afresh.
+ */
 export function readFleet(items: readonly KubeObject[]): Fleet {
   const named = items.map((obj) => ({ obj, name: getPath(obj, 'metadata', 'name') })).filter((c): c is { obj: KubeObject; name: string } => isObjectName(c.name));
-  const clusters = named
-    .sort(byName)
-    .map(({ obj, name }): FleetCluster => {
-      const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
-      const clusterFabric = isMultiNodeFabric(fabric);
-      const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p) => readPool(p, clusterFabric));
-      const taints = arr(getPath(obj, 'spec', 'taints'))
-        .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
-        .map((t): Taint => {
-          const taint: Taint = { key: str(t['key']), effect: t['effect'] as Taint['effect'] };
-          if (typeof t['value'] === 'string') taint.value = t['value'];
-          return taint;
-        });
-      const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
-      const unreadable = unreadableStatus(obj['status']);
-      if (unreadable !== undefined) cluster.unreadable = unreadable;
-      const unknown = unknownState(obj);
-      if (unknown !== undefined) cluster.unknown = unknown;
-      return cluster;
-    });
+  const clusters = named.sort(byName).map(({ obj, name }) => {
+    if (!Object.isFrozen(obj)) return readCluster(obj, name);
+    let cluster = READ_CLUSTERS.get(obj);
+    if (cluster === undefined) {
+      cluster = deepFreeze(readCluster(obj, name));
+      READ_CLUSTERS.set(obj, cluster);
+    }
+    return cluster;
+  });
   return { clusters, unnamed: items.length - named.length };
+}
+
+/** {@link readCluster} of frozen cluster objects, by identity. */
+const READ_CLUSTERS = new WeakMap<KubeObject, FleetCluster>();
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}
+
+/** One InferenceCluster as the scheduler reads it. */
+function readCluster(obj: KubeObject, name: string): FleetCluster {
+  const fabric = getPath(obj, 'status', 'capabilities', 'multiNodeFabric');
+  const clusterFabric = isMultiNodeFabric(fabric);
+  const pools = arr(getPath(obj, 'status', 'gpuPools')).map((p) => readPool(p, clusterFabric));
+  const taints = arr(getPath(obj, 'spec', 'taints'))
+    .filter((t) => t['effect'] === 'NoSchedule' || t['effect'] === 'NoExecute')
+    .map((t): Taint => {
+      const taint: Taint = { key: str(t['key']), effect: t['effect'] as Taint['effect'] };
+      if (typeof t['value'] === 'string') taint.value = t['value'];
+      return taint;
+    });
+  const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+  const unreadable = unreadableStatus(obj['status']);
+  if (unreadable !== undefined) cluster.unreadable = unreadable;
+  const unknown = unknownState(obj);
+  if (unknown !== undefined) cluster.unknown = unknown;
+  return cluster;
 }
 
 /**
@@ -131,6 +156,20 @@ export const READ_STATUS = z.looseObject({
  */
 function unreadableStatus(status: unknown): string | undefined {
   if (status === undefined) return undefined;
+  // A frozen status cannot change, so its answer is kept while it lives (a
+  // plan's store freezes what it stores and hands the same object to every
+  // reconcile; a decoded gRPC request is never frozen and always checked).
+  const frozen = typeof status === 'object' && status !== null && Object.isFrozen(status);
+  if (frozen && STATUS_PROBLEMS.has(status)) return STATUS_PROBLEMS.get(status);
+  const problem = checkStatus(status);
+  if (frozen) STATUS_PROBLEMS.set(status, problem);
+  return problem;
+}
+
+/** {@link unreadableStatus} of frozen statuses, by identity. */
+const STATUS_PROBLEMS = new WeakMap<object, string | undefined>();
+
+function checkStatus(status: unknown): string | undefined {
   if (surelyReadable(status)) {
     // what zod would accept (readable-status.ts): only the ledgers are left to check
     const pools = (status as JsonObject)['gpuPools'];
