@@ -34,7 +34,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FunctionRunnerServiceService, RunFunctionRequest, RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
+import { FunctionRunnerServiceService, type RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import * as grpc from '@grpc/grpc-js';
 import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';

@@ -99,7 +99,7 @@ export class Pki {
       ],
     });
     writeFileSync(this.caKey, pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), { mode: 0o600 });
-    writeFileSync(this.caCrt, cert.toString('pem') + '\n');
+    writeFileSync(this.caCrt, `${cert.toString('pem')}\n`);
     this.ca = { cert, key: keys.privateKey };
     return this.ca;
   }
@@ -132,7 +132,7 @@ export class Pki {
       ],
     });
     writeFileSync(files.key, pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), { mode: 0o600 });
-    writeFileSync(files.crt, cert.toString('pem') + '\n');
+    writeFileSync(files.crt, `${cert.toString('pem')}\n`);
     return files;
   }
 
