@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Traefik (the control-plane gateway: Gateway API provider, Kubernetes CRD provider
 # for its Middleware) from the Go module pinned in tools/traefik/go.mod, into .cache/bin
-# (git-ignored), for the front-door test (test/serving/front-door.test.ts).
+# (git-ignored), for the e2e suite's front-door step (test/e2e/front-door.ts).
 #
 #   traefik   github.com/traefik/traefik/v3 cmd/traefik   tools/traefik/go.mod
 #
