@@ -14,6 +14,7 @@
  * may cache what they derive from one, by identity).
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { deepFrozen } from '../../functions/lib/json.js';
 import { groupOf, inListSelector, uuidV5 } from '../render/xr.js';
 
 export { groupOf };
@@ -81,7 +82,7 @@ export class ObjectStore {
     }
     this.changed.add(key);
     copy.metadata.uid = existing?.metadata?.uid ?? copy.metadata.uid ?? identityUid(copy);
-    deepFreeze(copy);
+    deepFrozen(copy);
     const gk = `${groupOf(copy.apiVersion)}/${copy.kind}`;
     const kindSet = this.byKind.get(gk) ?? new Set<string>();
     kindSet.add(key);
@@ -210,9 +211,3 @@ export class ObjectStore {
   }
 }
 
-/** Freezes an object and everything under it. */
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const child of Object.values(v)) deepFreeze(child);
-}

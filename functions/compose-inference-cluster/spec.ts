@@ -15,6 +15,7 @@
  * (`spec.cluster.source: unsupported cluster source: OCI`).
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
+import { deepFrozen } from '../lib/json.js';
 import { type InferenceClass as InferenceClassXr, type InferenceClassDevice, parseInferenceClass } from '../lib/generated/inferenceclasses.js';
 import { type InferenceCluster as InferenceClusterXr, type InferenceClusterNodePool, parseInferenceCluster } from '../lib/generated/inferenceclusters.js';
 import { readComposite } from '../lib/xr.js';
@@ -195,7 +196,7 @@ export function readInferenceClass(obj: KubeObject): ReadClass {
   if (!Object.isFrozen(obj)) return readClass(obj);
   let read = READ_CLASSES.get(obj);
   if (read === undefined) {
-    read = deepFreeze(readClass(obj));
+    read = deepFrozen(readClass(obj));
     READ_CLASSES.set(obj, read);
   }
   return read;
@@ -204,13 +205,6 @@ export function readInferenceClass(obj: KubeObject): ReadClass {
 /** {@link readInferenceClass} of frozen objects, by identity. */
 const READ_CLASSES = new WeakMap<KubeObject, ReadClass>();
 
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const child of Object.values(v)) deepFreeze(child);
-  }
-  return v;
-}
 
 function readClass(obj: KubeObject): ReadClass {
   const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';

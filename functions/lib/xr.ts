@@ -17,7 +17,7 @@
  */
 import type { z } from 'zod';
 import type { KubeObject } from './function.js';
-import { withoutNulls } from './json.js';
+import { deepFrozen, withoutNulls } from './json.js';
 import { formatZodIssues } from './zod-issues.js';
 
 /** A generated parse helper (`parseModelReplica`, …). */
@@ -47,7 +47,7 @@ export function readComposite<T>(xr: KubeObject, parse: XrParser<T>): CompositeR
   if (hit !== undefined) return hit as CompositeRead<T>;
   const read = parseRead(rest, parse);
   if (kept.size >= READS_KEPT) kept.delete(kept.keys().next().value!);
-  kept.set(key, deepFreeze(read));
+  kept.set(key, deepFrozen(read));
   return read;
 }
 
@@ -69,13 +69,3 @@ function jsonKey(rest: object): string | undefined {
 export const READS_KEPT = 256;
 const READS = new WeakMap<XrParser<unknown>, Map<string, CompositeRead<unknown>>>();
 
-function deepFreeze<T>(v: T): T {
-  const stack: unknown[] = [v];
-  while (stack.length > 0) {
-    const o = stack.pop();
-    if (o === null || typeof o !== 'object' || Object.isFrozen(o)) continue;
-    Object.freeze(o);
-    for (const child of Object.values(o)) stack.push(child);
-  }
-  return v;
-}

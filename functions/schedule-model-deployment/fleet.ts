@@ -30,6 +30,7 @@
  */
 import * as z from 'zod';
 import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
+import { deepFrozen } from '../lib/json.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
@@ -88,7 +89,7 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
     if (!Object.isFrozen(obj)) return readCluster(obj, name);
     let cluster = READ_CLUSTERS.get(obj);
     if (cluster === undefined) {
-      cluster = deepFreeze(readCluster(obj, name));
+      cluster = deepFrozen(readCluster(obj, name));
       READ_CLUSTERS.set(obj, cluster);
     }
     return cluster;
@@ -99,13 +100,6 @@ export function readFleet(items: readonly KubeObject[]): Fleet {
 /** {@link readCluster} of frozen cluster objects, by identity. */
 const READ_CLUSTERS = new WeakMap<KubeObject, FleetCluster>();
 
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const child of Object.values(v)) deepFreeze(child);
-  }
-  return v;
-}
 
 /** One InferenceCluster as the scheduler reads it. */
 function readCluster(obj: KubeObject, name: string): FleetCluster {
