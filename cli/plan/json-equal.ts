@@ -15,9 +15,12 @@
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   // An explicit stack, not recursion: objects may nest 10,000 levels (functions/lib/wire).
-  const stack: [unknown, unknown][] = [[a, b]];
-  while (stack.length > 0) {
-    let [x, y] = stack.pop()!;
+  // Two parallel stacks of the pairs still to compare (no pair array per node).
+  const xs: unknown[] = [a];
+  const ys: unknown[] = [b];
+  while (xs.length > 0) {
+    let x = xs.pop();
+    let y = ys.pop();
     if (x === y) continue;
     x = norm(x);
     y = norm(y);
@@ -25,19 +28,57 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
     if (Array.isArray(x)) {
       if (!Array.isArray(y) || x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) stack.push([inArray(x[i]), inArray(y[i])]);
+      for (let i = 0; i < x.length; i++) {
+        xs.push(inArray(x[i]));
+        ys.push(inArray(y[i]));
+      }
       continue;
     }
     if (Array.isArray(y)) return false;
-    const kx = presentKeys(x as Record<string, unknown>);
-    const ky = presentKeys(y as Record<string, unknown>);
-    if (kx.length !== ky.length) return false;
-    for (let i = 0; i < kx.length; i++) {
-      if (kx[i] !== ky[i]) return false;
-      stack.push([(x as Record<string, unknown>)[kx[i]!], (y as Record<string, unknown>)[ky[i]!]]);
-    }
+    if (!sameEntries(x as Record<string, unknown>, y as Record<string, unknown>, xs, ys)) return false;
   }
   return true;
+}
+
+/**
+ * Whether `x` and `y` have the same present keys (those JSON.stringify
+ * writes) in the same order; if so, pushes their values pairwise. Without
+ * absent values (the usual case) the key lists are compared as they are.
+ */
+function sameEntries(x: Record<string, unknown>, y: Record<string, unknown>, xs: unknown[], ys: unknown[]): boolean {
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  if (kx.length === ky.length) {
+    let plain = true;
+    for (let i = 0; i < kx.length; i++) {
+      const k = kx[i]!;
+      if (k !== ky[i] || absent(x[k]) || absent(y[k])) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      for (let i = 0; i < kx.length; i++) {
+        xs.push(x[kx[i]!]);
+        ys.push(y[kx[i]!]);
+      }
+      return true;
+    }
+  }
+  const px = presentKeys(x, kx);
+  const py = presentKeys(y, ky);
+  if (px.length !== py.length) return false;
+  for (let i = 0; i < px.length; i++) {
+    if (px[i] !== py[i]) return false;
+    xs.push(x[px[i]!]);
+    ys.push(y[px[i]!]);
+  }
+  return true;
+}
+
+/** A property value JSON.stringify leaves out of an object. */
+function absent(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
 }
 
 /** What JSON.stringify writes for a value before looking inside it: toJSON applied, non-finite numbers as null. */
@@ -50,16 +91,12 @@ function norm(v: unknown): unknown {
 
 /** An array element that JSON.stringify writes as null. */
 function inArray(v: unknown): unknown {
-  return v === undefined || typeof v === 'function' || typeof v === 'symbol' ? null : v;
+  return absent(v) ? null : v;
 }
 
-/** Own enumerable string keys whose values JSON.stringify writes, in its order. */
-function presentKeys(o: Record<string, unknown>): string[] {
+/** Of `keys` (`o`'s own enumerable string keys), those whose values JSON.stringify writes, in its order. */
+function presentKeys(o: Record<string, unknown>, keys: string[]): string[] {
   const out: string[] = [];
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out.push(k);
-  }
+  for (const k of keys) if (!absent(o[k])) out.push(k);
   return out;
 }

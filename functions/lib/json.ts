@@ -65,8 +65,16 @@ function copyTree<T>(value: T, share: (v: object) => boolean, keep: (v: unknown)
       const out = dst as unknown[];
       for (let i = 0; i < src.length; i++) out.push(copy(src[i]));
     } else {
-      for (const [k, v] of Object.entries(src)) {
-        if (keep(v)) Object.defineProperty(dst, k, { value: copy(v), writable: true, enumerable: true, configurable: true });
+      const out = dst as JsonObject;
+      const keys = Object.keys(src);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        const v = (src as JsonObject)[k];
+        if (!keep(v)) continue;
+        // An assignment makes the same own data property, several times faster than defineProperty;
+        // only `__proto__` needs defining (assigned, it would set the prototype).
+        if (k === '__proto__') Object.defineProperty(out, k, { value: copy(v), writable: true, enumerable: true, configurable: true });
+        else out[k] = copy(v);
       }
     }
   }

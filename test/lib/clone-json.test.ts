@@ -4,7 +4,7 @@
  * its input, at any depth.
  */
 import { describe, expect, it } from 'vitest';
-import { cloneJson } from '../../functions/lib/json.js';
+import { cloneJson, copyJson, withoutNulls } from '../../functions/lib/json.js';
 
 describe('cloneJson', () => {
   const value = { b: 1, a: [1, 'x', null, { c: true, d: undefined }], e: { f: { g: -0 } }, when: new Date(0) };
@@ -43,5 +43,16 @@ describe('cloneJson', () => {
       depth++;
     }
     expect([depth, copy]).toEqual([20_000, 'leaf']);
+  });
+
+  it('keeps a "__proto__" key as an own key (cloneJson, copyJson, withoutNulls), never as the prototype', () => {
+    const input = JSON.parse('{"a":1,"__proto__":{"polluted":true},"b":null}') as Record<string, unknown>;
+    for (const copy of [cloneJson(input), copyJson(input), withoutNulls(input)]) {
+      expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+      expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+      expect(Object.getOwnPropertyDescriptor(copy, '__proto__')).toEqual({ value: { polluted: true }, writable: true, enumerable: true, configurable: true });
+    }
+    expect(Object.keys(cloneJson(input))).toEqual(['a', '__proto__', 'b']);
+    expect(Object.keys(withoutNulls(input))).toEqual(['a', '__proto__']);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cluster } from '../../bench/scheduler-fleet.js';
-import { buildStruct } from '../../functions/lib/wire/build.js';
+import { buildStruct, restartKeyIds } from '../../functions/lib/wire/build.js';
 import { decodeStruct, Reader } from '../../functions/lib/wire/reader.js';
 import { Writer, writeStruct } from '../../functions/lib/wire/writer.js';
 
@@ -15,6 +15,10 @@ function bytesOf(obj: Record<string, unknown>): Buffer {
   const w = new Writer();
   writeStruct(w, obj);
   return Buffer.from(w.finish());
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
 function objectPath(b: Buffer): Record<string, unknown> {
@@ -34,7 +38,7 @@ describe('buildStruct', () => {
   it('builds what the object path decodes, on what the encoder writes', () => {
     for (const obj of samples) {
       const b = bytesOf(obj);
-      const built = buildStruct(b, 0, b.length);
+      const built = buildStruct(b, viewOf(b), 0, b.length);
       expect(built, JSON.stringify(obj)).toBeDefined();
       expect(built).toStrictEqual(objectPath(b));
     }
@@ -42,7 +46,7 @@ describe('buildStruct', () => {
 
   it('keeps a __proto__ key as an own property', () => {
     const b = bytesOf(JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>);
-    const built = buildStruct(b, 0, b.length)!;
+    const built = buildStruct(b, viewOf(b), 0, b.length)!;
     expect(Object.keys(built)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
@@ -59,6 +63,69 @@ describe('buildStruct', () => {
       Buffer.from([0x0a, 0x7f, 0x0a]),
       Buffer.from([0x0a, 0x80]),
     ];
-    for (const b of cases) expect(buildStruct(b, 0, b.length), b.toString('hex')).toBeUndefined();
+    for (const b of cases) expect(buildStruct(b, viewOf(b), 0, b.length), b.toString('hex')).toBeUndefined();
+  });
+
+  describe('objects of a shape seen before (made by a literal of their keys)', () => {
+    /** JSON text and, at every level, the own keys and prototype: what must not differ from the object path. */
+    const exactly = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(exactly)
+        : v !== null && typeof v === 'object'
+          ? { proto: Object.getPrototypeOf(v) === Object.prototype, entries: Object.keys(v).map((k) => [k, exactly((v as Record<string, unknown>)[k])]) }
+          : v;
+    const same = (b: Buffer) => {
+      const built = buildStruct(b, viewOf(b), 0, b.length);
+      expect(built).toBeDefined();
+      expect(exactly(built)).toEqual(exactly(objectPath(b)));
+      expect(built).toStrictEqual(objectPath(b));
+      return built!;
+    };
+
+    it('keeps keys that need escaping and index-like keys, in the object path order', () => {
+      const item = (i: number) => ({ 'a"b': i, 'back\\slash': 'x', 'line\nbreak': true, '\u2028': null, 'é': 'ü', ' ': 'space', 1: 'one', 0: 'zero', constructor: 'c', toString: 't' });
+      const b = bytesOf({ items: Array.from({ length: 12 }, (_, i) => item(i)) });
+      for (let i = 0; i < 3; i++) same(b);
+    });
+
+    it('keeps a __proto__ key of a repeated shape as an own property', () => {
+      const obj = JSON.parse(`{"items": [${Array(6).fill('{"a": 1, "__proto__": {"polluted": true}}').join(',')}]}`) as Record<string, unknown>;
+      const built = same(bytesOf(obj)) as { items: Record<string, unknown>[] };
+      for (const it of built.items) {
+        expect(Object.keys(it)).toEqual(['a', '__proto__']);
+        expect(Object.getPrototypeOf(it)).toBe(Object.prototype);
+      }
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    });
+
+    it('keeps the last value of a repeated key, at its first place', () => {
+      // Struct entries a='x', b=1, a='y': what ts-proto and the object path read as {a: 'y', b: 1}
+      const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >>> 7)]);
+      const field = (tag: number, content: number[]) => [tag, ...varint(content.length), ...content];
+      const str = (s: string) => field(0x1a, [...Buffer.from(s)]);
+      const entry = (k: string, v: number[]) => field(0x0a, [...field(0x0a, [...Buffer.from(k)]), ...field(0x12, v)]);
+      const inner = [...entry('a', str('x')), ...entry('b', [0x20, 1]), ...entry('a', str('y'))];
+      const listValue = Array(5).fill(field(0x0a, field(0x2a, inner))).flat();
+      const value = field(0x32, listValue);
+      const b = Buffer.from(entry('items', value));
+      const built = same(b) as { items: Record<string, unknown>[] };
+      expect(built.items.map((o) => Object.entries(o))).toEqual(Array(5).fill([['a', 'y'], ['b', true]]));
+    });
+
+    it('builds keys too long to intern key by key', () => {
+      const long = 'k'.repeat(40);
+      same(bytesOf({ items: Array.from({ length: 6 }, (_, i) => ({ [long]: i, short: i })) }));
+    });
+
+    it('never follows a shape learnt before the key ids started afresh', () => {
+      restartKeyIds();
+      const first = bytesOf({ items: Array.from({ length: 6 }, () => ({ p: 1, q: 2 })) });
+      same(first);
+      restartKeyIds();
+      // r and s now have the ids p and q had: the shape of p, q must not be taken for theirs
+      const built = same(bytesOf({ items: Array.from({ length: 6 }, () => ({ r: 1, s: 2 })) })) as { items: object[] };
+      expect(built.items.map((o) => Object.keys(o))).toEqual(Array(6).fill(['r', 's']));
+      same(first);
+    });
   });
 });

@@ -26,7 +26,7 @@ type ResponseMeta = NonNullable<RunFunctionResponse['meta']>;
 function struct(r: Reader, end: number, field: string): Json {
   const stop = r.delimited(end);
   const start = r.pos;
-  const fast = buildStruct(r.buf, start, stop);
+  const fast = buildStruct(r.buf, r.view, start, stop);
   if (fast !== undefined) {
     r.pos = stop;
     return fast;

@@ -63,7 +63,8 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** A cursor over one buffer. `pos` is the next byte to read. */
 export class Reader {
   pos = 0;
-  private readonly view: DataView;
+  /** A DataView of {@link buf} (for fixed-width reads, and for ./build.ts). */
+  readonly view: DataView;
   constructor(readonly buf: Buffer) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
