@@ -106,7 +106,9 @@ class Interned {
     this.bytes.set(buf.subarray(s, e), at);
     this.lengths[slot] = n;
     this.strings[slot] = v;
-    this.id = this.ids[slot] = ++this.lastId;
+    this.lastId++;
+    this.ids[slot] = this.lastId;
+    this.id = this.lastId;
     return v;
   }
 
@@ -273,8 +275,10 @@ function shapeAfter(node: number, id: number, key: string): number {
   if (lastEdge[n] === id) return lastEdge[n + 1]!;
   const h = 3 * ((Math.imul(node, 0x9e3779b1) ^ Math.imul(id, 0x85ebca6b)) & (EDGES - 1));
   if (edges[h] === node && edges[h + 1] === id) {
+    const to = edges[h + 2]!;
     lastEdge[n] = id;
-    return (lastEdge[n + 1] = edges[h + 2]!);
+    lastEdge[n + 1] = to;
+    return to;
   }
   const child = shapeKeys.length;
   if (child >= MAX_SHAPES) return -1;
@@ -311,7 +315,10 @@ function makeFactory(keys: readonly string[]): Factory | null {
 function makeObject(shape: number, base: number, end: number): Json {
   if (shape >= 0) {
     let f = shapeFactories[shape];
-    if (f === undefined && ++shapeHits[shape]! >= HOT) f = shapeFactories[shape] = makeFactory(shapeKeys[shape]!);
+    if (f === undefined && ++shapeHits[shape]! >= HOT) {
+      f = makeFactory(shapeKeys[shape]!);
+      shapeFactories[shape] = f;
+    }
     if (f) return f(entryValues, base);
   }
   const o: Json = {};
