@@ -115,6 +115,9 @@ describe('buildStruct', () => {
     it('builds keys too long to intern key by key', () => {
       const long = 'k'.repeat(40);
       same(bytesOf({ items: Array.from({ length: 6 }, (_, i) => ({ [long]: i, short: i })) }));
+      // interned keys first: their names come from the shape read so far
+      const built = same(bytesOf({ items: Array.from({ length: 6 }, (_, i) => ({ a: i, b: i, [long]: i, c: i })) })) as { items: object[] };
+      expect(built.items.map((o) => Object.keys(o))).toEqual(Array(6).fill(['a', 'b', long, 'c']));
     });
 
     it('never follows a shape learnt before the key ids started afresh', () => {

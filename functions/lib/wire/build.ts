@@ -214,7 +214,9 @@ const shapes = new Int32Array(MAX_JSON_DEPTH + 1);
  * The entries of the open containers, innermost last: a container's
  * entries are kept here until it ends, then it is built in one go (an
  * object by its shape's factory, a list by one slice) and takes its place
- * among its parent's entries.
+ * among its parent's entries. An object's keys are its shape's; they are
+ * written to `entryKeys` only for an object that has none (a key too long
+ * to intern, the trie full).
  */
 const entryValues: unknown[] = [];
 const entryKeys: string[] = [];
@@ -224,10 +226,8 @@ let high = 0;
 
 /** Drops the references into the built tree (so it can be collected once the caller is done). */
 function release(): void {
-  for (let i = 0; i < high; i++) {
-    entryValues[i] = undefined;
-    entryKeys[i] = '';
-  }
+  entryValues.fill(undefined, 0, high);
+  entryKeys.fill('', 0, high);
   high = 0;
 }
 
@@ -311,8 +311,10 @@ function makeFactory(keys: readonly string[]): Factory | null {
   }
 }
 
-/** The object of the entries [base, end) whose keys have shape `shape` (-1: unknown). */
+/** The object of the entries [base, end) whose keys have shape `shape` (-1: none, the keys are in `entryKeys`). */
 function makeObject(shape: number, base: number, end: number): Json {
+  let keys = entryKeys;
+  let at = base;
   if (shape >= 0) {
     let f = shapeFactories[shape];
     if (f === undefined && ++shapeHits[shape]! >= HOT) {
@@ -320,10 +322,12 @@ function makeObject(shape: number, base: number, end: number): Json {
       shapeFactories[shape] = f;
     }
     if (f) return f(entryValues, base);
+    keys = shapeKeys[shape]!;
+    at = 0;
   }
   const o: Json = {};
   for (let i = base; i < end; i++) {
-    const k = entryKeys[i]!;
+    const k = keys[at + i - base]!;
     if (k === '__proto__') setKey(o, k, entryValues[i]);
     else o[k] = entryValues[i];
   }
@@ -397,8 +401,17 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
         if (pos === mEnd) continue; // a Value with no kind: undefined, dropped from the object
         v = value(buf, view, pos, mEnd);
         if (v === GIVE_UP) return undefined;
-        entryKeys[top] = key;
-        shapes[d] = shapeAfter(shapes[d]!, keys.id, key);
+        const shape = shapes[d]!;
+        const after = shapeAfter(shape, keys.id, key);
+        if (after < 0) {
+          // from here on the keys are kept with the entries (see entryKeys)
+          if (shape >= 0) {
+            const known = shapeKeys[shape]!;
+            for (let i = 0; i < known.length; i++) entryKeys[bases[d]! + i] = known[i]!;
+          }
+          entryKeys[top] = key;
+        }
+        shapes[d] = after;
       }
       if (v === GIVE_UP) return undefined;
       if (v === CONTAINER) {
