@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import {
   Capability,
   Ready,
-  Requirements,
+  type Requirements,
   type Resource,
   type ResourceSelector,
   RunFunctionRequest,
@@ -38,6 +38,7 @@ import { type Condition, type JsonObject, type KubeObject, sortByNamespacedName 
 import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
 import { postProcess } from './compose.js';
+import { requirementsEqual } from './requirements.js';
 import { deterministicUid, groupOf, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
 
 /** Everything one render takes. */
@@ -195,12 +196,6 @@ function sortKeys(v: unknown): unknown {
 export function requestTag(req: RunFunctionRequest): string {
   const canonical = sortKeys({ ...req, meta: undefined }) as RunFunctionRequest;
   return createHash('sha256').update(encodeRunFunctionRequest(canonical)).digest('hex');
-}
-
-function requirementsEqual(a: Requirements | undefined, b: Requirements | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  const enc = (r: Requirements) => Buffer.from(Requirements.encode(sortKeys(r) as Requirements).finish());
-  return enc(a).equals(enc(b));
 }
 
 function credentialsFor(step: PipelineStep, secrets: readonly KubeObject[]): RunFunctionRequest['credentials'] {
