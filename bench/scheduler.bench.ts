@@ -25,10 +25,11 @@
  * The request size is printed per row. Targets are printed beside the
  * figures; nothing is asserted (bench/run.ts).
  *
- * The function runs as production runs it (Dockerfile): TypeScript compiled
- * by tsc (tsconfig.build.json, into .cache/bench-dist, incremental) and
- * started with plain node. `SCHEDULER_BENCH_TSX=1` runs it through tsx
- * instead (no compile step; about 50 MiB more RSS for the in-process
+ * The function runs as production runs it (Dockerfile): the esbuild bundle
+ * of `npm run build` (scripts/build.mjs, here into .cache/bench-dist without
+ * the type check, as bench/coldstart.bench.ts builds it), started with plain
+ * node on `functions/<f>/main.js`. `SCHEDULER_BENCH_TSX=1` runs it through
+ * tsx instead (no build step; about 50 MiB more RSS for the in-process
  * transpiler).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -111,14 +112,10 @@ function timeSchedule(s: Scenario, n: number): number[] {
 
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 
-/** Compiles the functions with tsc into .cache/bench-dist and starts this one with node; resolves with its port. */
+/** Bundles the functions as the image does (scripts/build.mjs into .cache/bench-dist) and starts this one with node; resolves with its port. */
 export function startCompiled(): Promise<{ child: ChildProcess; port: number }> {
   const out = join(REPO_ROOT, '.cache', 'bench-dist');
-  execFileSync(
-    process.execPath,
-    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', out, '--incremental', '--tsBuildInfoFile', join(out, '.tsbuildinfo')],
-    { cwd: REPO_ROOT, stdio: 'inherit' },
-  );
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs'), '--outdir', out, '--no-check'], { cwd: REPO_ROOT, stdio: 'inherit' });
   const main = join(out, 'functions', 'schedule-model-deployment', 'main.js');
   const child = spawn(process.execPath, [main, '--insecure', '--address', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -136,10 +133,10 @@ export default async function (): Promise<void> {
   const tsx = process.env['SCHEDULER_BENCH_TSX'] === '1';
   const t0 = performance.now();
   const { child, port } = tsx ? await spawnFunction('schedule-model-deployment') : await startCompiled();
-  process.stdout.write(`function runtime: ${tsx ? 'tsx (TypeScript transpiled in process)' : 'node on tsc output, as in the image'}\n`);
+  process.stdout.write(`function runtime: ${tsx ? 'tsx (TypeScript transpiled in process)' : 'node on the esbuild bundle, as in the image'}\n`);
   await new Promise((r) => setTimeout(r, 500));
   const idle = vm(child.pid!);
-  process.stdout.write(`function idle RSS (started, no call yet): ${idle.rss.toFixed(0)} MiB; start ${(performance.now() - t0).toFixed(0)} ms incl. tsc (cold start: bench coldstart)\n`);
+  process.stdout.write(`function idle RSS (started, no call yet): ${idle.rss.toFixed(0)} MiB; start ${(performance.now() - t0).toFixed(0)} ms incl. the build (cold start: bench coldstart)\n`);
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.max_send_message_length': 64 * 1024 * 1024,
