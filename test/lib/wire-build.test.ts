@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cluster } from '../../bench/scheduler-fleet.js';
-import { buildStruct, restartKeyIds } from '../../functions/lib/wire/build.js';
+import { spawnSync } from 'node:child_process';
+import { buildStruct, restartKeyIds, shapesInUse } from '../../functions/lib/wire/build.js';
 import { decodeStruct, Reader } from '../../functions/lib/wire/reader.js';
 import { Writer, writeStruct } from '../../functions/lib/wire/writer.js';
 
@@ -130,5 +131,44 @@ describe('buildStruct', () => {
       expect(built.items.map((o) => Object.keys(o))).toEqual(Array(6).fill(['r', 's']));
       same(first);
     });
+  });
+
+  it('tracks at most as many keys of a wide object as a factory takes (its cost stays linear in its keys)', () => {
+    restartKeyIds(); // the trie starts afresh on the next Struct
+    const wide = bytesOf(Object.fromEntries(Array.from({ length: 4096 }, (_, i) => [`key${i}`, i])));
+    const built = buildStruct(wide, viewOf(wide), 0, wide.length)!;
+    expect(Object.keys(built)).toHaveLength(4096);
+    expect(built).toStrictEqual(objectPath(wide));
+    // the empty shape and one node per key up to the 64 a factory takes
+    expect(shapesInUse()).toBe(65);
+  });
+
+  it('defines keys Object.prototype has as own properties, even when it is frozen, on every decode of a shape', () => {
+    // In a process of its own: freezing Object.prototype here would reach the test runner.
+    const script = `
+      import { Writer, writeStruct } from ${JSON.stringify(new URL('../../functions/lib/wire/writer.ts', import.meta.url).pathname)};
+      import { buildStruct } from ${JSON.stringify(new URL('../../functions/lib/wire/build.ts', import.meta.url).pathname)};
+      import { decodeStruct, Reader } from ${JSON.stringify(new URL('../../functions/lib/wire/reader.ts', import.meta.url).pathname)};
+      const w = new Writer();
+      writeStruct(w, { items: [1, 2, 3, 4, 5].map((i) => ({ toString: i, constructor: 'c', valueOf: true, hasOwnProperty: null })) });
+      const b = Buffer.from(w.finish());
+      Object.freeze(Object.prototype);
+      const out = [];
+      for (let i = 0; i < 5; i++) {
+        for (const decode of [() => buildStruct(b, new DataView(b.buffer, b.byteOffset, b.length), 0, b.length), () => decodeStruct(new Reader(b), b.length)]) {
+          try {
+            out.push(decode().items.map((o) => Object.getOwnPropertyNames(o).map((k) => k + '=' + JSON.stringify(o[k])).join(',')).join(' '));
+          } catch (err) {
+            out.push('threw ' + err.message);
+          }
+        }
+      }
+      console.log(JSON.stringify(out));
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const lines = JSON.parse(r.stdout) as string[];
+    const item = (i: number) => `toString=${i},constructor="c",valueOf=true,hasOwnProperty=null`;
+    expect(lines).toEqual(Array(10).fill([1, 2, 3, 4, 5].map(item).join(' ')));
   });
 });

@@ -140,6 +140,11 @@ const keys = new Interned(2048, () => {
 });
 const values = new Interned(8192, () => {});
 
+/** How many shapes the trie holds now (for tests). */
+export function shapesInUse(): number {
+  return shapeLastKeys.length;
+}
+
 /** Starts the key ids afresh, as when they run out (for tests: it happens after {@link MAX_ID} distinct keys). */
 export function restartKeyIds(): void {
   keys.restartIds();
@@ -251,7 +256,10 @@ const MAX_FACTORY_KEYS = 64;
 const edges = new Int32Array(3 * EDGES).fill(-1);
 /** Each node's last edge followed, (key id, to) at [2n, 2n+1]: most shapes have one next key, so the table is rarely needed. */
 const lastEdge = new Int32Array(2 * MAX_SHAPES).fill(-1);
-let shapeKeys: string[][] = [[]];
+/** Each node's parent and last key (node 0: none), its number of keys, and how often an object of it was made. */
+const shapeParents = new Int32Array(MAX_SHAPES);
+let shapeLastKeys: string[] = [''];
+const shapeSizes = new Int32Array(MAX_SHAPES);
 let shapeHits: number[] = [0];
 /** A node's factory: undefined until hot, null when it never gets one (a `__proto__` key, too many keys). */
 let shapeFactories: (Factory | null | undefined)[] = [undefined];
@@ -263,14 +271,19 @@ function resetShapes(): void {
   shapesStale = false;
   edges.fill(-1);
   lastEdge.fill(-1);
-  shapeKeys = [[]];
+  shapeLastKeys = [''];
   shapeHits = [0];
   shapeFactories = [undefined];
 }
 
-/** The shape of `node`'s keys followed by `key` (its id `id`); -1 when it has none (a key too long to intern, the trie full). */
+/**
+ * The shape of `node`'s keys followed by `key` (its id `id`); -1 when it
+ * has none: a key too long to intern, the trie full, or more keys than a
+ * factory takes (so a wide object costs one node per key it tracks, and
+ * nothing after {@link MAX_FACTORY_KEYS}).
+ */
 function shapeAfter(node: number, id: number, key: string): number {
-  if (node < 0 || id < 0 || shapesStale) return -1;
+  if (node < 0 || id < 0 || shapesStale || shapeSizes[node]! >= MAX_FACTORY_KEYS) return -1;
   const n = 2 * node;
   if (lastEdge[n] === id) return lastEdge[n + 1]!;
   const h = 3 * ((Math.imul(node, 0x9e3779b1) ^ Math.imul(id, 0x85ebca6b)) & (EDGES - 1));
@@ -280,17 +293,26 @@ function shapeAfter(node: number, id: number, key: string): number {
     lastEdge[n + 1] = to;
     return to;
   }
-  const child = shapeKeys.length;
+  const child = shapeLastKeys.length;
   if (child >= MAX_SHAPES) return -1;
   lastEdge[n] = id;
   lastEdge[n + 1] = child;
-  shapeKeys.push([...shapeKeys[node]!, key]);
+  shapeParents[child] = node;
+  shapeSizes[child] = shapeSizes[node]! + 1;
+  shapeLastKeys.push(key);
   shapeHits.push(0);
   shapeFactories.push(undefined);
   edges[h] = node;
   edges[h + 1] = id;
   edges[h + 2] = child;
   return child;
+}
+
+/** The keys of `node`, in order (a walk up its parents). */
+function shapeKeys(node: number): string[] {
+  const keys = new Array<string>(shapeSizes[node]!);
+  for (let n = node, i = keys.length - 1; i >= 0; n = shapeParents[n]!, i--) keys[i] = shapeLastKeys[n]!;
+  return keys;
 }
 
 /**
@@ -318,18 +340,17 @@ function makeObject(shape: number, base: number, end: number): Json {
   if (shape >= 0) {
     let f = shapeFactories[shape];
     if (f === undefined && ++shapeHits[shape]! >= HOT) {
-      f = makeFactory(shapeKeys[shape]!);
+      f = makeFactory(shapeKeys(shape));
       shapeFactories[shape] = f;
     }
     if (f) return f(entryValues, base);
-    keys = shapeKeys[shape]!;
+    keys = shapeKeys(shape);
     at = 0;
   }
   const o: Json = {};
   for (let i = base; i < end; i++) {
     const k = keys[at + i - base]!;
-    if (k === '__proto__') setKey(o, k, entryValues[i]);
-    else o[k] = entryValues[i];
+    setKey(o, k, entryValues[i]);
   }
   return o;
 }
@@ -340,7 +361,7 @@ function makeObject(shape: number, base: number, end: number): Json {
  * exactly `buf` (the caller's Reader has one). Never throws.
  */
 export function buildStruct(buf: Buffer, view: DataView, start: number, end: number): Json | undefined {
-  if (shapeKeys.length >= MAX_SHAPES || shapesStale) resetShapes();
+  if (shapeLastKeys.length >= MAX_SHAPES || shapesStale) resetShapes();
   let d = 0;
   let pos = start;
   top = 0;
@@ -406,7 +427,7 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
         if (after < 0) {
           // from here on the keys are kept with the entries (see entryKeys)
           if (shape >= 0) {
-            const known = shapeKeys[shape]!;
+            const known = shapeKeys(shape);
             for (let i = 0; i < known.length; i++) entryKeys[bases[d]! + i] = known[i]!;
           }
           entryKeys[top] = key;

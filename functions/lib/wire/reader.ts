@@ -19,8 +19,10 @@
  * a `Value` with no kind set is `undefined` (dropped from a Struct, kept as
  * `undefined` in a list); when several kinds are set, string wins over
  * number, bool, struct, list and null, in that order; a repeated key keeps the
- * last value. A `__proto__` key becomes an own property (the SDK would set the
- * object's prototype instead).
+ * last value. Every key becomes an own data property, as in an object
+ * literal ({@link setKey}): a `__proto__` key too (the SDK would set the
+ * object's prototype instead), and `toString` even where Object.prototype is
+ * frozen (the SDK's assignment would throw).
  */
 
 /** Nesting limit in JSON objects/arrays: Crossplane's protobuf recursion limit (10,000 messages) is always within it. */
@@ -47,9 +49,16 @@ export class WireDepthError extends WireError {
   }
 }
 
-/** Sets `obj[key]`, as an own property even for `__proto__`. */
+/**
+ * Sets `obj[key]` (a plain object) as an own data property, as an object
+ * literal defines its keys: a key Object.prototype has (`__proto__`,
+ * `toString`, …) is defined, so no setter or read-only property of it (a
+ * frozen one, say) is involved; any other is assigned, which makes the same
+ * property faster (a key `obj` already has is its own writable data
+ * property).
+ */
 export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+  if (key in Object.prototype) Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
   else obj[key] = value;
 }
 
