@@ -178,7 +178,7 @@ export default async function (): Promise<void> {
     }
     if (biggest) {
       const label = 'steady 1,000 clusters x 100 replicas';
-      codecBench(`${label}, in this process (the bench's ~200 MB of fleets live: every decode pays old-generation GC)`, biggest.req, biggest.rsp, 10);
+      codecBench(`${label}, in this process (the bench's ~200 MB of fleets live: every decode pays old-generation GC)`, biggest.req, biggest.rsp, 10, false);
       codecBenchInOwnProcess(`${label}, in a process holding only the request (as a function server does)`, biggest.req, biggest.rsp, 10);
     }
   } finally {
