@@ -6,10 +6,12 @@
  *
  * First it prints a machine check: the median time of a fixed workload
  * of the kind the benches measure (JSON.parse of the same 2.5 MB of small
- * objects, five times: allocation, property stores, GC). A shared machine's speed drifts
- * (on the project's 2-core VMs by up to about 1.7x over minutes, with no
- * sign in the load average), and every figure below drifts with it: compare
- * runs only when their machine checks agree.
+ * objects, five times: allocation, property stores, GC). A shared
+ * machine's speed drifts (on the project's 2-core VMs by up to about 1.7x
+ * over minutes, with no sign in the load average), and the figures drift
+ * with it. The check catches much of that drift, not all of it: runs whose
+ * checks differ are not comparable, and runs whose checks agree may still
+ * differ.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,7 +32,7 @@ function machineCheck(): number {
   return times.sort((a, b) => a - b)[2]!;
 }
 
-process.stdout.write(`machine check: JSON.parse of 2.5 MB in ${machineCheck().toFixed(1)} ms (median of 5; the figures below scale with it)\n`);
+process.stdout.write(`machine check: JSON.parse of 2.5 MB in ${machineCheck().toFixed(1)} ms (median of 5; 15-18 ms on a quiet project VM: a slower check means slower figures below, though a drift can also show in them alone)\n`);
 const filter = process.argv[2];
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter)))
