@@ -6,15 +6,15 @@
  * `modelplane serve` runs). Medians of several runs; targets: cold start
  * <= 300 ms, RSS <= 100 MB on a 2-core machine.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { dial, REPO_ROOT } from '../cli/functions.js';
+import { buildImageFunctions } from './image-build.js';
 
 const FUNCTION = 'compose-inference-class';
 const RUNS = 7;
-const OUT = join(REPO_ROOT, '.cache', 'bench-dist');
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,10 +54,9 @@ async function once(args: string[]): Promise<{ ms: number; rss: number }> {
 }
 
 export default async function (): Promise<void> {
-  // the build the image ships (scripts/build.mjs: the esbuild bundle), without its type check
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs'), '--outdir', OUT, '--no-check'], { cwd: REPO_ROOT, stdio: 'ignore' });
+  const compiled = buildImageFunctions(FUNCTION);
   const variants: [string, string[]][] = [
-    ['compiled (image entrypoint)', [join(OUT, 'functions', FUNCTION, 'main.js')]],
+    ['compiled (image entrypoint)', [compiled]],
     ['tsx (modelplane serve)', ['--import', 'tsx', join(REPO_ROOT, 'functions', FUNCTION, 'main.ts')]],
   ];
   for (const [label, args] of variants) {

@@ -26,21 +26,21 @@
  * figures; nothing is asserted (bench/run.ts).
  *
  * The function runs as production runs it (Dockerfile): the esbuild bundle
- * of `npm run build` (scripts/build.mjs, here into .cache/bench-dist without
- * the type check, as bench/coldstart.bench.ts builds it), started with plain
+ * of `npm run build` (bench/image-build.ts, as bench/coldstart.bench.ts
+ * builds it), started with plain
  * node on `functions/<f>/main.js`. `SCHEDULER_BENCH_TSX=1` runs it through
  * tsx instead (no build step; about 50 MiB more RSS for the in-process
  * transpiler).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FunctionRunnerServiceService, type RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import * as grpc from '@grpc/grpc-js';
 import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
 import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { codecBench, codecBenchInOwnProcess } from './codec.js';
+import { buildImageFunctions } from './image-build.js';
 import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
@@ -112,11 +112,9 @@ function timeSchedule(s: Scenario, n: number): number[] {
 
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 
-/** Bundles the functions as the image does (scripts/build.mjs into .cache/bench-dist) and starts this one with node; resolves with its port. */
+/** Bundles the functions as the image does (bench/image-build.ts) and starts this one with node; resolves with its port. */
 export function startCompiled(): Promise<{ child: ChildProcess; port: number }> {
-  const out = join(REPO_ROOT, '.cache', 'bench-dist');
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs'), '--outdir', out, '--no-check'], { cwd: REPO_ROOT, stdio: 'inherit' });
-  const main = join(out, 'functions', 'schedule-model-deployment', 'main.js');
+  const main = buildImageFunctions('schedule-model-deployment', 'inherit');
   const child = spawn(process.execPath, [main, '--insecure', '--address', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let log = '';

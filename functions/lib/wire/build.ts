@@ -168,6 +168,7 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
       const mEnd = pos + len;
       if (mEnd > stop) return undefined;
       let v: unknown;
+      let key = '';
       if (lists[d] === 1) {
         if (pos === mEnd) v = undefined; // a Value with no kind: undefined in a list
         else v = value(buf, view, pos, mEnd);
@@ -183,7 +184,7 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
         }
         const keyEnd = pos + klen;
         if (keyEnd + 2 > mEnd || buf[keyEnd] !== 18) return undefined;
-        const key = keys.get(buf, view, pos, keyEnd);
+        key = keys.get(buf, view, pos, keyEnd);
         pos = keyEnd + 2;
         let vlen = buf[keyEnd + 1]!;
         if (vlen >= 0x80) {
@@ -194,7 +195,9 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
         if (pos + vlen !== mEnd) return undefined;
         if (pos === mEnd) continue; // a Value with no kind: undefined, dropped from the object
         v = value(buf, view, pos, mEnd);
-        if (v === GIVE_UP) return undefined;
+      }
+      if (v === GIVE_UP) return undefined;
+      if (lists[d] === 0) {
         const shape = shapes[d]!;
         const after = shapeAfter(shape, keys.id, key);
         if (after < 0) {
@@ -207,7 +210,6 @@ export function buildStruct(buf: Buffer, view: DataView, start: number, end: num
         }
         shapes[d] = after;
       }
-      if (v === GIVE_UP) return undefined;
       if (v === CONTAINER) {
         if (d + 1 >= MAX_JSON_DEPTH) return undefined;
         entryValues[top] = undefined; // its place, filled when it ends

@@ -27,8 +27,7 @@ const MAX_ID = 0x3fffffff;
 
 /**
  * An intern table: direct-mapped by a hash of the bytes, each slot the bytes
- * (up to {@link SLOT}) and their string. Keys and values have one each, so
- * the values that occur once (names, addresses) do not evict the keys.
+ * (up to {@link SLOT}) and their string.
  *
  * Each string a slot takes gets a new id ({@link Interned.id}): an id names
  * one string for as long as the ids last, so the object shapes (./shapes.ts)
