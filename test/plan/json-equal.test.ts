@@ -24,6 +24,7 @@ const CASES: [string, unknown, unknown][] = [
   ['as many keys, different absent ones', { x: undefined, a: 1 }, { y: undefined, a: 1 }],
   ['as many keys, one absent one present', { a: 1, b: undefined }, { a: 1, c: 2 }],
   ['as many keys, absent in one, equal elsewhere', { a: 1, b: undefined }, { a: 1, b: null }],
+  ['as many keys, absent in both in two ways', { a: 1, b: undefined }, { a: 1, b: () => 1 }],
   ['Date through toJSON', { t: new Date(0) }, { t: '1970-01-01T00:00:00.000Z' }],
   ['top-level undefined vs null', undefined, null],
   ['boolean vs string', true, 'true'],
