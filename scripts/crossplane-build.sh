@@ -2,19 +2,19 @@
 # Builds the real Crossplane binaries the conformance tests run against, from the
 # Go modules pinned in tools/crossplane, into .cache/bin (git-ignored):
 #
-#   .cache/bin/crossplane-core    Crossplane core v2.3.4 (`crossplane internal render`,
-#                                 the real v2.3 render engine)            tools/crossplane/go.mod
-#   .cache/bin/crossplane-render  our client for that engine: the `composition render`
-#                                 half of CLI v2.3 (tools/crossplane/xrender)  tools/crossplane/go.mod
-#   .cache/bin/crossplane         Crossplane CLI v2.2.1 (`crossplane beta validate`)
+#   .cache/bin/crossplane-core    Crossplane core v2.4.0 (the controller `modelplane dev up`
+#                                 runs, and `crossplane internal render`, the render engine)
+#                                                                         tools/crossplane/go.mod
+#   .cache/bin/crossplane         Crossplane CLI v2.5.0 (`composition render` driving that
+#                                 engine, `xpkg build`, `resource validate`)
 #                                                                         tools/crossplane/cli/go.mod
 #
-# and seeds the offline schema cache `crossplane beta validate` needs for
+# and seeds the offline schema cache `crossplane resource validate` needs for
 # Crossplane's own kinds (.cache/crossplane-validate, see tools/crossplane/README.md),
 # and copies the core release's CRDs (cluster/crds) to .cache/crossplane/crds for
 # `modelplane dev up`, which applies them to its API server.
 #
-# A no-op when the binaries are current (same go.mod/go.sum/xrender sources/Go version).
+# A no-op when the binaries are current (same go.mod/go.sum, this script, Go version).
 # Usage: npm run crossplane:build [-- --force]
 set -euo pipefail
 
@@ -35,14 +35,14 @@ stamp="$bin/.crossplane-build.stamp"
 # image name validate is pointed at (never pulled: the cache entry exists).
 core_module="github.com/crossplane/crossplane/v2"
 core_version="$(cd "$tools" && go list -m -f '{{.Version}}' "$core_module")"
-cli_version="$(cd "$tools/cli" && go list -m -f '{{.Version}}' "$core_module")"
+cli_module="github.com/crossplane/cli/v2"
+cli_version="$(cd "$tools/cli" && go list -m -f '{{.Version}}' "$cli_module")"
 validate_image="modelplane.invalid/crossplane/crossplane:${core_version}"
 
 want="$( {
   go version
   echo "$core_version $cli_version"
   cat "$tools/go.mod" "$tools/go.sum" "$tools/cli/go.mod" "$tools/cli/go.sum"
-  cat "$tools"/xrender/*.go
   cat "${BASH_SOURCE[0]}"
 } | sha256sum | cut -d' ' -f1)"
 
@@ -50,7 +50,7 @@ force=0
 [[ "${1:-}" == "--force" ]] && force=1
 
 if [[ $force == 0 && -f "$stamp" && "$(cat "$stamp")" == "$want" \
-  && -x "$bin/crossplane-core" && -x "$bin/crossplane-render" && -x "$bin/crossplane" \
+  && -x "$bin/crossplane-core" && -x "$bin/crossplane" \
   && -f "$vcache/.image" && -d "$root/.cache/crossplane/crds" ]]; then
   echo "crossplane:build: up to date (core $core_version, CLI $cli_version) in .cache/bin"
   exit 0
@@ -71,11 +71,11 @@ build() { # <module dir> <output> <package> <ldflags>
 t_all=$SECONDS
 build "$tools" "$bin/crossplane-core" "$core_module/cmd/crossplane" \
   "-X=github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$core_version"
-build "$tools" "$bin/crossplane-render" "./xrender" ""
-build "$tools/cli" "$bin/crossplane" "$core_module/cmd/crank" \
-  "-X=$core_module/internal/version.version=$cli_version"
+build "$tools/cli" "$bin/crossplane" "$cli_module/cmd/crossplane" \
+  "-X=github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$cli_version"
+rm -f "$bin/crossplane-render" # the v2.3-era client of our own, replaced by the real CLI
 
-# Offline cache for `crossplane beta validate --crossplane-image $validate_image`:
+# Offline cache for `crossplane resource validate --crossplane-image $validate_image`:
 # validate looks for <cache-dir>/<image with ':' replaced by '@'>/ and downloads the
 # image only when that folder is missing. We fill it with the CRDs of the same core
 # release (cluster/crds of the module we just built).

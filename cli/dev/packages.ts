@@ -23,7 +23,7 @@ import { configurationDocuments, FUNCTION_REGISTRY, functionPackage, PACKAGE_VER
 import { toYaml } from '../render/output.js';
 import { CHART_CRDS, EXTRA_CRDS_DIR, PROVIDER_PACKAGES } from './simulated.js';
 import { REGISTRY } from './state.js';
-import { firstLoss, layerDocuments, writeXpkg } from './xpkg.js';
+import { firstLoss, layerDocuments } from './xpkg.js';
 
 const run = promisify(execFile);
 
@@ -126,9 +126,9 @@ function folderDocuments(root: string): KubeObject[] {
 const docKey = (o: KubeObject) => `${o.apiVersion} ${o.kind} ${o.metadata?.name ?? ''}`;
 
 /**
- * What `crossplane xpkg build` lost of the folder's objects (xpkg.ts: an
- * older CLI drops fields it does not know), as `<object>: <path>`, or
- * undefined when the built layer keeps everything.
+ * What `crossplane xpkg build` lost of the folder's objects (xpkg.ts: a CLI
+ * older than the API it packages drops fields it does not know), as
+ * `<object>: <path>`, or undefined when the built layer keeps everything.
  */
 export async function buildLoss(root: string, file: string): Promise<string | undefined> {
   const docs = (await layerDocuments(file)).filter((d): d is KubeObject => d !== null && typeof d === 'object');
@@ -141,29 +141,27 @@ export async function buildLoss(root: string, file: string): Promise<string | un
 }
 
 /**
- * Builds each folder with `crossplane xpkg build` and pushes it with
- * `crossplane xpkg push` (trusting the registry's CA), two at a time. A
- * build that lost part of an object is replaced by one written with
- * xpkg.ts (and `onLoss` says what was lost).
- * @throws Error with the CLI's message when a build or push fails.
+ * Builds each folder with `crossplane xpkg build`, checks that the built
+ * layer kept every field of every object ({@link buildLoss}), and pushes it
+ * with `crossplane xpkg push` (trusting the registry's CA), two at a time.
+ * @throws Error with the CLI's message when a build or push fails, or naming
+ *   the lost field when the CLI dropped one (a CLI older than the API it
+ *   packages: build tools/crossplane's pinned CLI with npm run crossplane:build).
  */
-export async function buildAndPush(
-  sources: PackageSource[],
-  crossplane: string,
-  caFile: string,
-  onLoss: (source: PackageSource, loss: string) => void = () => {},
-): Promise<void> {
+export async function buildAndPush(sources: PackageSource[], crossplane: string, caFile: string): Promise<void> {
   const env = { ...process.env, SSL_CERT_FILE: caFile };
   const one = async (s: PackageSource) => {
     const file = `${s.root}.xpkg`;
     const noExamples = join(s.root, '.no-examples');
     try {
       await run(crossplane, ['xpkg', 'build', '--package-root', s.root, '--examples-root', noExamples, '-o', file], { env });
-      const loss = await buildLoss(s.root, file);
-      if (loss) {
-        onLoss(s, loss);
-        await writeXpkg(file, folderDocuments(s.root).map((d) => `---\n${toYaml(d)}`).join(''));
-      }
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new Error(`package ${s.repository}:${s.tag}: ${(e.stderr || e.message).trim()}`);
+    }
+    const loss = await buildLoss(s.root, file);
+    if (loss) throw new Error(`package ${s.repository}:${s.tag}: crossplane xpkg build dropped ${loss} (a CLI older than the API it packages; npm run crossplane:build builds the pinned one)`);
+    try {
       await run(crossplane, ['xpkg', 'push', '-f', file, `${devRepository(s.repository)}:${s.tag}`], { env });
     } catch (err) {
       const e = err as { stderr?: string; message: string };

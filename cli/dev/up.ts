@@ -216,9 +216,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     await waitUntil('registry', logHas(registry, 'serving'), { timeoutMs: 20_000, component: registry });
     const pkVersion = readFileSync(join(PROVIDER_KUBERNETES_PACKAGE, 'version'), 'utf8').trim();
     const sources = writePackageFolders(p.packages, opts.providerCrds, { root: join(PROVIDER_KUBERNETES_PACKAGE, 'package'), version: pkVersion });
-    await buildAndPush(sources, join(BIN, 'crossplane'), join(p.pki, 'ca.crt'), (s, loss) =>
-      say(`crossplane xpkg build lost ${loss} of ${s.repository} (a CLI older than the API it packages): written by cli/dev/xpkg.ts instead`),
-    );
+    await buildAndPush(sources, join(BIN, 'crossplane'), join(p.pki, 'ca.crt'));
     step(`${sources.length} packages built with crossplane xpkg build and pushed to the registry`);
 
     const last = PORTS.functions + functionFolders().length - 1;

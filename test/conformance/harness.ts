@@ -4,13 +4,11 @@
  * and running `modelplane render` and the real render on the same inputs.
  *
  * Binaries (built by `npm run crossplane:build`, see tools/crossplane/README.md):
- * - `.cache/bin/crossplane-core`: Crossplane core, whose `internal render` is the
- *   real v2.3 render engine (one XR reconcile against an in-memory client);
- * - `.cache/bin/crossplane-render`: the `composition render` client half of CLI
- *   v2.3 that drives it (ours; the v2.3 CLI module is not obtainable here);
- * - `.cache/bin/crossplane`: the real CLI; its `composition render` is used
- *   instead of crossplane-render when it has one (CLI >= v2.3), and its
- *   `resource validate` / `beta validate` for validation.
+ * - `.cache/bin/crossplane-core`: Crossplane core v2.4, whose `internal render`
+ *   is the real render engine (one XR reconcile against an in-memory client);
+ * - `.cache/bin/crossplane`: the real CLI v2.5: its `composition render`
+ *   drives that engine (`--crossplane-binary`), its `resource validate`
+ *   validates.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,7 +22,6 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, '.cache/bin');
 export const CLI = join(BIN, 'crossplane');
 export const CORE = join(BIN, 'crossplane-core');
-export const RENDER_CLIENT = join(BIN, 'crossplane-render');
 export const VALIDATE_CACHE = join(ROOT, '.cache/crossplane-validate');
 export const SHARED = resolve(ROOT, '../shared');
 
@@ -45,7 +42,7 @@ export function skipUnlessBuilt(title: string, opts: { log?: boolean } = {}): (n
 
 /** True when the real binaries have been built. */
 export function realCrossplaneAvailable(): boolean {
-  return [CLI, CORE, RENDER_CLIENT].every((f) => existsSync(f));
+  return [CLI, CORE].every((f) => existsSync(f));
 }
 
 export interface Run {
@@ -152,19 +149,12 @@ export function exampleArgs(ex: Example, opts: { xrd?: boolean } = {}): string[]
   return args;
 }
 
-let realRenderArgv: string[] | undefined;
-
-/** How to invoke the real `composition render`: the CLI if it has it, else our client of the real engine. */
-export async function realRenderCommand(): Promise<string[]> {
-  if (realRenderArgv) return realRenderArgv;
-  const probe = await run(CLI, ['composition', 'render', '--help']);
-  realRenderArgv = probe.code === 0 ? [CLI, 'composition', 'render'] : [RENDER_CLIENT, 'composition', 'render'];
-  return realRenderArgv;
-}
+/** How the real `composition render` is invoked: the CLI's own command. */
+export const REAL_RENDER: readonly string[] = [CLI, 'composition', 'render'];
 
 /** The real render of XR, Composition, Functions (+ flags) with the core binary as engine. */
-export async function realRender(xr: string, composition: string, functions: string, flags: string[]): Promise<Run> {
-  const [file, ...pre] = await realRenderCommand();
+export function realRender(xr: string, composition: string, functions: string, flags: string[]): Promise<Run> {
+  const [file, ...pre] = REAL_RENDER;
   return run(file!, [...pre, xr, composition, functions, ...flags, '--crossplane-binary', CORE]);
 }
 

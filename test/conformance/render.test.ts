@@ -24,7 +24,7 @@ import {
   ROOT,
   skipUnlessBuilt,
   realRender,
-  realRenderCommand,
+  REAL_RENDER,
   renderExamples,
   type Served,
   serveFunctions,
@@ -44,7 +44,7 @@ describeIfBuilt('render conformance: modelplane render == crossplane composition
 
   beforeAll(async () => {
     console.log(describeAllowList(allowed));
-    console.log(`real render: ${(await realRenderCommand()).map((p) => relative(ROOT, p)).join(' ')}`);
+    console.log(`real render: ${REAL_RENDER.map((p) => relative(ROOT, p)).join(' ')}`);
     served = await serveFunctions();
   });
   afterAll(async () => {

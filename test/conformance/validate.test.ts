@@ -1,6 +1,5 @@
 /**
- * Validation conformance: the real `crossplane resource validate` (CLI >= v2.3)
- * or `crossplane beta validate` (older CLIs), with our XRDs (apis/*\/definition.yaml)
+ * Validation conformance: the real `crossplane resource validate` (CLI v2.5), with our XRDs (apis/*\/definition.yaml)
  * and the real provider/platform CRDs (../shared/crds) as extensions, must accept:
  * - every manifest under examples/ (XRs, Compositions, Functions, observed and
  *   required resources; goldens: their composed resources whose CRD is in
@@ -87,16 +86,11 @@ for (const f of yamlFiles(crdDir)) {
 }
 const gvkOf = (o: Obj) => `${String(o.apiVersion)}, Kind=${String(o.kind)}`;
 
-let validateArgv: string[] | undefined;
-
 async function validate(resources: string[]): Promise<Run & { problems: string[]; unchecked: string[] }> {
-  if (!validateArgv) {
-    const v23 = await run(CLI, ['resource', 'validate', '--help']);
-    validateArgv = v23.code === 0 ? ['resource', 'validate'] : ['beta', 'validate'];
-  }
   const image = readFileSync(join(VALIDATE_CACHE, '.image'), 'utf8').trim();
   const r = await run(CLI, [
-    ...validateArgv,
+    'resource',
+    'validate',
     [...xrds, crdDir].join(','),
     resources.join(','),
     '--cache-dir',

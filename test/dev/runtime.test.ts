@@ -1,8 +1,7 @@
 /**
  * The pure parts of the dev control plane: condition merging, the per-object
  * queue and its staleness rule, the write pacer, the etcd write diff of
- * `dev quiet`, the admission policy's parameter keys, the xpkg writer and
- * its loss check, and the certificates.
+ * `dev quiet`, the admission policy's parameter keys, the xpkg loss check, and the certificates.
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -14,7 +13,7 @@ import { Pki } from '../../cli/dev/pki.js';
 import { changedFields, isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
-import { firstLoss, layerDocuments, writeXpkg } from '../../cli/dev/xpkg.js';
+import { firstLoss } from '../../cli/dev/xpkg.js';
 import type { KubeObject } from '../../functions/lib/function.js';
 
 describe('conditions', () => {
@@ -141,18 +140,6 @@ describe('admission policy', () => {
 });
 
 describe('xpkg', () => {
-  it('writes the same bytes for the same package, and reads its documents back', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'xpkg-'));
-    const yaml = '---\napiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: X\nmetadata:\n  name: x\n';
-    await writeXpkg(join(dir, 'a.xpkg'), yaml);
-    await writeXpkg(join(dir, 'b.xpkg'), yaml);
-    expect(readFileSync(join(dir, 'a.xpkg')).equals(readFileSync(join(dir, 'b.xpkg')))).toBe(true);
-    expect(await layerDocuments(join(dir, 'a.xpkg'))).toEqual([
-      { apiVersion: 'meta.pkg.crossplane.io/v1', kind: 'Configuration', metadata: { name: 'c' } },
-      { apiVersion: 'v1', kind: 'X', metadata: { name: 'x' } },
-    ]);
-  });
-
   it('firstLoss names the first field the build dropped or changed; added defaults are not losses', () => {
     const xrd = { spec: { versions: [{ name: 'v1', subresources: { scale: { specReplicasPath: '.spec.replicas' } } }] } };
     expect(firstLoss(xrd, { spec: { versions: [{ name: 'v1' }] } })).toBe('.spec.versions[0].subresources');
