@@ -344,20 +344,18 @@ spec:
   }, 5 * MIN);
 
   it('a settled fleet writes nothing for 2 minutes and no XR reports WatchCircuitOpen', async () => {
-    // Settled: every XR Ready, then 90 s without a write. The scale back to 2 just above converges after Ready:
-    // a ModelService is Ready with one live backend, and it reads its ModelEndpoints as required resources,
-    // which Crossplane does not watch, so the second backend joins its route on the next poll (core's
-    // --poll-interval, 1 minute). A fleet that never stops writing for 90 s fails here, with what it writes.
+    // Settled: every XR Ready, then 2 minutes without a write, with no wait for a poll: core (v2.4) watches
+    // the required resources each function asks for (a ModelService's ModelEndpoints, a scheduler's
+    // clusters), so the scale back to 2 just above has reached every route and ledger by the time each XR
+    // is Ready. A fleet that still writes fails here, naming what it writes.
     const unready = () => items(['composite', '-A']).filter((o) => condition(o, 'Ready') !== 'True').map((o) => o.metadata.name);
     await eventually('every XR Ready', () => (unready().length === 0 ? true : undefined), { timeoutMs: 4 * MIN, state: () => unready().join(', ') });
-    let last = '';
-    await eventually('90 s without a write', () => {
-      const w = modelplane(['dev', 'quiet', '--seconds', '90'], { timeoutMs: 2 * MIN });
-      last = w.stdout;
-      return w.code === 0 ? true : undefined;
-    }, { timeoutMs: 5 * MIN, state: () => last });
+    const backends = () =>
+      items(['httproutes', '-n', 'default', '-l', 'crossplane.io/composite=qwen'])
+        .flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? [])).length;
+    await eventually('both backends of qwen in its route', () => (backends() === 2 ? true : undefined), { timeoutMs: 30_000, state: () => `${backends()} backends` });
     const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });
-    expect(q.stdout).toMatch(/^quiet: nothing written in 120s/);
+    expect(q.stdout, q.stdout).toMatch(/^quiet: nothing written in 120s/);
     expect(q.code).toBe(0);
     const open = items(['composite', '-A'])
       .filter((o) => condition(o, 'Responsive') === 'False')
