@@ -141,13 +141,20 @@ export function registryArgs(p: DevPaths): string[] {
  */
 export const CIRCUIT_BREAKER_BURST = 1000;
 
-/** Crossplane core, out of cluster, with the External package runtime. */
+/**
+ * Crossplane core (v2.4), out of cluster, with the External package runtime.
+ * Realtime compositions are on (core's default, spelled out): core watches
+ * each XR's composed resources and every resource its functions require, and
+ * re-runs the XR on a change; a function's response TTL (60 s in ours) is
+ * then its requeue interval, a backstop (tools/crossplane/README.md).
+ */
 export function coreArgs(p: DevPaths): string[] {
   return [
     bin('crossplane-core'),
     'core',
     'start',
     '--enable-webhooks=false',
+    '--enable-realtime-compositions',
     ...(process.env['MODELPLANE_DEV_CORE_DEBUG'] ? ['--debug'] : []),
     `--circuit-breaker-burst=${CIRCUIT_BREAKER_BURST}`,
     '--package-runtime=External',
@@ -157,10 +164,16 @@ export function coreArgs(p: DevPaths): string[] {
   ];
 }
 
-/** provider-kubernetes, out of cluster, every port on loopback. */
+/**
+ * provider-kubernetes, out of cluster, every port on loopback, with its
+ * watches on: an Object with `spec.watch: true` (every Object whose
+ * readiness we derive from the remote status, functions/lib/objects.ts) is
+ * re-observed when its remote object changes, not on the next poll.
+ */
 export function providerKubernetesArgs(): string[] {
   return [
     bin('provider-kubernetes'),
+    '--enable-watches',
     `--webhook-port=${PORTS.providerKubernetesWebhook}`,
     `--metrics-bind-address=127.0.0.1:${PORTS.providerKubernetesMetrics}`,
     `--health-probe-bind-addr=127.0.0.1:${PORTS.providerKubernetesHealth}`,

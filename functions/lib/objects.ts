@@ -137,6 +137,14 @@ export interface ObjectOptions extends MetaOptions {
  * A provider-kubernetes `Object` (`kubernetes.m.crossplane.io/v1alpha1`)
  * wrapping `manifest`: `spec.providerConfigRef`, `spec.forProvider.manifest`,
  * then `readiness` and `managementPolicies` when given.
+ *
+ * An Object whose readiness is derived from the remote object's status
+ * (every policy but `SuccessfulCreate`) also gets `spec.watch: true`, so
+ * provider-kubernetes (with `--enable-watches`, README "A real control
+ * plane") watches that object on its cluster and reports a change in
+ * seconds; without it the status is read on the provider's poll (10 minutes
+ * by default), and a replica's readiness, its endpoint and its route wait
+ * for it. A provider without the feature ignores the field.
  */
 export function kubernetesObject(opts: ObjectOptions): KubeObject {
   const spec: JsonObject = {
@@ -144,6 +152,7 @@ export function kubernetesObject(opts: ObjectOptions): KubeObject {
     forProvider: { manifest: opts.manifest },
   };
   if (opts.readiness) spec['readiness'] = { ...opts.readiness };
+  if (opts.readiness && opts.readiness.policy !== 'SuccessfulCreate') spec['watch'] = true;
   if (opts.managementPolicies) spec['managementPolicies'] = [...opts.managementPolicies];
   return object(KUBERNETES_API_VERSION, 'Object', opts, { spec });
 }

@@ -57,7 +57,7 @@ function pvc(pc = 'cluster-a-pc', storageClass = 'modelplane-rwx'): KubeObject {
       spec: { accessModes: ['ReadWriteMany'], storageClassName: storageClass, resources: { requests: { storage: '20Gi' } } },
     },
     pc,
-    { readiness: { policy: 'DeriveFromCelQuery', celQuery: 'has(object.status) && has(object.status.phase) && object.status.phase == "Bound"' } },
+    { readiness: { policy: 'DeriveFromCelQuery', celQuery: 'has(object.status) && has(object.status.phase) && object.status.phase == "Bound"' }, watch: true },
   );
 }
 function job(pc = 'cluster-a-pc', o: { script?: string; env?: JsonObject[] } = {}): KubeObject {
@@ -93,6 +93,7 @@ function job(pc = 'cluster-a-pc', o: { script?: string; env?: JsonObject[] } = {
         policy: 'DeriveFromCelQuery',
         celQuery: 'has(object.status) && has(object.status.conditions) && object.status.conditions.exists(c, c.type == "Complete" && c.status == "True")',
       },
+      watch: true,
       managementPolicies: ['Observe', 'Create', 'Update', 'LateInitialize'],
     },
   );

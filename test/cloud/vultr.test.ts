@@ -85,6 +85,7 @@ const gpuObserverBody: KubeObject = {
       celQuery:
         'has(object.status.numberReady) && object.status.desiredNumberScheduled >= 1 && object.status.numberReady == object.status.desiredNumberScheduled',
     },
+    watch: true,
     managementPolicies: ['Observe'],
   },
 };

@@ -105,6 +105,8 @@ export function obj(manifest: KubeObject, readiness: 'workload' | 'created', rea
       forProvider: { manifest },
       readiness:
         readiness === 'workload' ? { policy: 'DeriveFromCelQuery', celQuery: AVAILABLE } : { policy: 'SuccessfulCreate' },
+      // provider-kubernetes watches what a workload's readiness is read from (functions/lib/objects.ts)
+      ...(readiness === 'workload' ? { watch: true } : {}),
     },
   };
   return ready ? { resource, ready: true } : { resource };
