@@ -3,7 +3,8 @@
 # The runtime stage is distroless Node 20 as non-root (uid 65532); Crossplane's
 # package runtime additionally forces uid 2000, so every file is world-readable.
 # The script is the ENTRYPOINT so `crossplane render`'s Docker runtime can
-# append `--insecure` (it replaces CMD).
+# append `--insecure` (it replaces CMD). Node runs with the flags every function
+# process runs with (cli/node-flags.ts, which says why; a test keeps the two equal).
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm AS build
@@ -30,5 +31,5 @@ WORKDIR /function
 COPY --from=build /function /function
 EXPOSE 9443
 USER nonroot:nonroot
-ENTRYPOINT ["/nodejs/bin/node", "/function/main.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--no-memory-reducer", "/function/main.js"]
 CMD []

@@ -37,9 +37,11 @@ import { readFileSync } from 'node:fs';
 import { FunctionRunnerServiceService, type RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import * as grpc from '@grpc/grpc-js';
 import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
+import { FUNCTION_NODE_FLAGS } from '../cli/node-flags.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
 import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { codecBench, codecBenchInOwnProcess } from './codec.js';
+import { CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, stop } from './scheduler-cadence.js';
 import { buildImageFunctions } from './image-build.js';
 import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
@@ -110,12 +112,24 @@ function timeSchedule(s: Scenario, n: number): number[] {
   return times;
 }
 
+/** A raw gRPC client to a started function on loopback, with 64 MiB message limits. */
+function dialBench(port: number): grpc.Client {
+  return new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+  });
+}
+
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 
-/** Bundles the functions as the image does (bench/image-build.ts) and starts this one with node; resolves with its port. */
-export function startCompiled(): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * Bundles the functions as the image does (bench/image-build.ts) and starts
+ * this one with node and the image's Node flags (cli/node-flags.ts, or
+ * `flags`); resolves with its port.
+ */
+export function startCompiled(flags: readonly string[] = FUNCTION_NODE_FLAGS): Promise<{ child: ChildProcess; port: number }> {
   const main = buildImageFunctions('schedule-model-deployment', 'inherit');
-  const child = spawn(process.execPath, [main, '--insecure', '--address', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, main, '--insecure', '--address', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let log = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -135,10 +149,7 @@ export default async function (): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   const idle = vm(child.pid!);
   process.stdout.write(`function idle RSS (started, no call yet): ${idle.rss.toFixed(0)} MiB; start ${(performance.now() - t0).toFixed(0)} ms incl. the build (cold start: bench coldstart)\n`);
-  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-    'grpc.max_send_message_length': 64 * 1024 * 1024,
-  });
+  const client = dialBench(port);
   const p50 = new Map<string, number>();
   let biggest: { req: RunFunctionRequest; rsp: RunFunctionResponse } | undefined;
   try {
@@ -172,8 +183,10 @@ export default async function (): Promise<void> {
       process.stdout.write(`${mode}: 100 -> 1,000 clusters at 100 replicas, e2e p50 ratio ${ratio.toFixed(1)} (target <= 10)\n`);
     }
     for (const mode of ['fresh', 'steady']) {
+      if (!p50.has(`${mode}/1000/100`)) continue;
       process.stdout.write(`${mode}: 1,000 clusters x 100 replicas e2e p50 ${p50.get(`${mode}/1000/100`)!.toFixed(1)} ms (target <= 40 ms)\n`);
     }
+    if (CADENCE_CALLS > 0) await cadenceReport(client, p50.get('steady/1000/100'));
     if (biggest) {
       const label = 'steady 1,000 clusters x 100 replicas';
       codecBench(`${label}, in this process (the bench's ~200 MB of fleets live: every decode pays old-generation GC)`, biggest.req, biggest.rsp, 10, false);
@@ -182,5 +195,35 @@ export default async function (): Promise<void> {
   } finally {
     client.close();
     child.kill('SIGTERM');
+  }
+}
+
+/**
+ * The cadence rows (bench/scheduler-cadence.ts): 1,000 clusters x 100
+ * replicas, 10 distinct XRs in turn with seeded idle gaps, on the function
+ * started as the image starts it; with `SCHEDULER_CADENCE_COMPARE=1` also on
+ * a second process started without the image's Node flags.
+ */
+async function cadenceReport(client: grpc.Client, steadyP50: number | undefined): Promise<void> {
+  const [lo, hi] = CADENCE_GAPS;
+  const opts = { clusters: 1000, replicas: 100, xrs: 10, calls: CADENCE_CALLS, gaps: CADENCE_GAPS, seed: 25 };
+  process.stdout.write(`cadence: 1,000 clusters x 100 replicas, 10 distinct XRs in turn, ${CADENCE_CALLS} calls after idle gaps of ${lo}-${hi} s (log-uniform, seeded)\n`);
+  const runs: Array<[string, grpc.Client]> = [[`node ${FUNCTION_NODE_FLAGS.join(' ')} (the image's flags)`, client]];
+  let bare: ChildProcess | undefined;
+  if (process.env['SCHEDULER_CADENCE_COMPARE'] === '1') {
+    const started = await startCompiled([]);
+    bare = started.child;
+    runs.push(['node with no flags', dialBench(started.port)]);
+  }
+  try {
+    for (const [label, c] of runs) {
+      const calls = await cadenceRun((bytes) => call(c, bytes), opts);
+      process.stdout.write(`${cadenceLine(label, calls)} (target <= 40 ms p50; steady ${steadyP50?.toFixed(1) ?? '-'} ms)\n`);
+    }
+  } finally {
+    if (bare) {
+      runs[1]![1].close();
+      await stop(bare);
+    }
   }
 }

@@ -20,6 +20,7 @@ import {
 } from '../functions/lib/wire/codec.js';
 import { deserializeRequest, RunFunctionService } from '../functions/lib/wire/service.js';
 import { UserError } from './load.js';
+import { FUNCTION_NODE_FLAGS } from './node-flags.js';
 import { CODE_ROOT, COMPILED, REPO_ROOT } from './root.js';
 
 export { COMPILED, REPO_ROOT } from './root.js';
@@ -132,14 +133,14 @@ interface Endpoint {
 
 /**
  * Starts one of our functions as a child process (`--insecure` on a free
- * loopback port) and resolves with its port once it logs that it is serving.
+ * loopback port, with the image's Node flags, cli/node-flags.ts) and resolves with its port once it logs that it is serving.
  * @throws UserError when the process exits or does not start within 60 s.
  */
 export function spawnFunction(folder: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
   const main = join(CODE_DIR, folder, `main${EXT}`);
   const child = spawn(
     process.execPath,
-    [...(COMPILED ? [] : ['--import', 'tsx']), main, '--insecure', '--address', `127.0.0.1:${port}`],
+    [...FUNCTION_NODE_FLAGS, ...(COMPILED ? [] : ['--import', 'tsx']), main, '--insecure', '--address', `127.0.0.1:${port}`],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolvePort, reject) => {

@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../functions.js';
+import { FUNCTION_NODE_FLAGS } from '../node-flags.js';
 import { type DevPaths, PORTS } from './state.js';
 
 /** Where the Go-built binaries are. */
@@ -184,4 +185,9 @@ export function providerKubernetesArgs(): string[] {
 /** One of our own commands, run with the Node that runs this one. */
 export function modelplaneArgs(...args: string[]): string[] {
   return [process.execPath, join(REPO_ROOT, 'bin', 'modelplane.js'), ...args];
+}
+
+/** `modelplane serve ...`, with the Node flags a function image runs with (cli/node-flags.ts). */
+export function serveArgs(...args: string[]): string[] {
+  return [process.execPath, ...FUNCTION_NODE_FLAGS, join(REPO_ROOT, 'bin', 'modelplane.js'), 'serve', ...args];
 }

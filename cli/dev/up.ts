@@ -30,6 +30,7 @@ import {
   etcdArgs,
   missingBinaries,
   modelplaneArgs,
+  serveArgs,
   PROVIDER_KUBERNETES_PACKAGE,
   providerKubernetesArgs,
   registryArgs,
@@ -220,7 +221,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     step(`${sources.length} packages built with crossplane xpkg build and pushed to the registry`);
 
     const last = PORTS.functions + functionFolders().length - 1;
-    const fns = start('functions', modelplaneArgs('serve', '--all', '--detached', '--base-port', String(PORTS.functions), '--tls-certs-dir', p.functionCerts), `127.0.0.1:${PORTS.functions}-${last} (mTLS)`);
+    const fns = start('functions', serveArgs('--all', '--detached', '--base-port', String(PORTS.functions), '--tls-certs-dir', p.functionCerts), `127.0.0.1:${PORTS.functions}-${last} (mTLS)`);
     const runtime = start('runtime', modelplaneArgs('dev', 'runtime', '--dir', opts.dir, '--provider-crds', opts.providerCrds), 'no port (a controller)');
     await waitUntil('functions', logHas(fns, 'serving '), { timeoutMs: 60_000, component: fns });
     await waitUntil('dev runtime', logHas(runtime, 'dev runtime ready'), { timeoutMs: 60_000, component: runtime });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionFolders, REPO_ROOT } from '../../cli/functions.js';
+import { FUNCTION_NODE_FLAGS } from '../../cli/node-flags.js';
 import type { KubeObject } from '../../functions/lib/function.js';
 
 let docs: KubeObject[];
@@ -110,8 +111,10 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/^FROM gcr\.io\/distroless\/nodejs\$\{NODE_VERSION\}-debian12:nonroot AS image$/m);
     expect(text).toMatch(/^USER nonroot:nonroot$/m);
   });
-  it('puts the script in ENTRYPOINT so --insecure can be appended, and takes FUNCTION as a build arg', () => {
-    expect(text).toMatch(/^ENTRYPOINT \["\/nodejs\/bin\/node", "\/function\/main\.js"\]$/m);
+  it('puts the script in ENTRYPOINT so --insecure can be appended, with the Node flags every function process runs with, and takes FUNCTION as a build arg', () => {
+    expect(FUNCTION_NODE_FLAGS).toEqual(['--no-memory-reducer']);
+    expect(text).toMatch(/^ENTRYPOINT \["\/nodejs\/bin\/node", "--no-memory-reducer", "\/function\/main\.js"\]$/m);
+    expect(text).toContain(`ENTRYPOINT ${JSON.stringify(['/nodejs/bin/node', ...FUNCTION_NODE_FLAGS, '/function/main.js']).replaceAll(',', ', ')}\n`);
     expect(text).toMatch(/^CMD \[\]$/m);
     expect(text).toMatch(/^ARG FUNCTION$/m);
     expect(text).toContain('printf "import \'./dist/functions/%s/main.js\';\\n" "$FUNCTION" > /function/main.js');

@@ -1,0 +1,16 @@
+/**
+ * The Node (V8) flags every function process runs with, wherever it runs:
+ * the image's ENTRYPOINT (Dockerfile; test/package/package.test.ts checks
+ * the two agree), `modelplane serve` as `dev up` starts it, spawnFunction
+ * (cli/functions.ts) and the benches. Imports nothing.
+ *
+ * `--no-memory-reducer`: V8's memory reducer runs full garbage collections
+ * after a few seconds without allocation, shrinking the heap and ageing
+ * compiled code, so that the next call rebuilds both. A function serves one
+ * XR every few seconds to a minute, with idle gaps in between (Crossplane's
+ * cadence), and paid that on nearly every call: the scheduler's first call
+ * after 15 s idle took 4–55 ms instead of 1.3–2.6 ms warm. The heap still
+ * shrinks on the ordinary collections allocation triggers; the figures are
+ * in README "Performance" (`npm run bench -- scheduler`, the cadence rows).
+ */
+export const FUNCTION_NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
