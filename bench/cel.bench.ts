@@ -13,6 +13,7 @@ import {
   matchDevice,
   prepareDevice,
 } from '../functions/lib/cel/index.js';
+import { pct } from './stats.js';
 
 const RUNS = 7;
 const EVALS_PER_RUN = 200_000;
@@ -42,8 +43,7 @@ function devices(): InferenceClassDevice[] {
 }
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return pct(xs, 50);
 }
 
 function compiled(source: string): CompiledSelector {

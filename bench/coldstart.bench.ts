@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { dial, REPO_ROOT } from '../cli/functions.js';
 import { buildImageFunctions } from './image-build.js';
+import { pct } from './stats.js';
 
 const FUNCTION = 'compose-inference-class';
 const RUNS = 7;
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return pct(xs, 50);
 }
 
 function rssMiB(pid: number): number {

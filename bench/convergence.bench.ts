@@ -15,13 +15,15 @@
  *    (p50 over `kubectl scale md qwen-demo --replicas 3` rounds; ≤ 5 s), and
  *    the scale command → the third backend;
  * 3. the same replica created → the cluster's ledger
- *    (`status.gpuPools[].used.holders`) lists its deployment, which is what
- *    the next deployment's scheduler reads (≤ 5 s);
+ *    (`status.gpuPools[].used.holders`) charges its deployment one more pod,
+ *    which is what the next deployment's scheduler reads (≤ 5 s);
  * 4. a fleet of CONVERGENCE_FLEET (default `20x100`: 20 Vultr clusters of
  *    CONVERGENCE_NODES GPUs, default 10, and 100 one-GPU deployments): time to settle, RunFunction calls per
  *    XR (core's `function_run_function_request_total`), real API writes per
- *    XR (etcd key versions, as `modelplane dev quiet` counts them), and the
- *    settled fleet must write nothing for 2 minutes;
+ *    XR (etcd key versions, as `modelplane dev quiet` counts them) until
+ *    settled (the first 30 s without a write after every XR is Ready), the
+ *    replicas on the busiest cluster against its GPUs, and the settled fleet
+ *    must write nothing for 2 minutes;
  * 5. no XR's circuit breaker opened (core's `circuit_breaker_opens_total`
  *    stays 0, so `Responsive` was never False), with the burst `dev up`
  *    gives core (cli/dev/components.ts CIRCUIT_BREAKER_BURST).
@@ -36,11 +38,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CIRCUIT_BREAKER_BURST, missingBinaries } from '../cli/dev/components.js';
-import { inNetns, netnsUnsupportedReason } from '../cli/dev/processes.js';
-import { PORTS, readState } from '../cli/dev/state.js';
+import { netnsUnsupportedReason } from '../cli/dev/processes.js';
+import { isHousekeeping, writesBetween } from '../cli/dev/quiet.js';
 import { REPO_ROOT } from '../cli/functions.js';
-import { counterSum, coreMetrics, DevWatch, devKubectl, type WatchedObject } from './dev-watch.js';
+import { counterSum, coreMetrics, DevWatch, devKubectl, etcdVersions, samples, type WatchedObject } from './dev-watch.js';
 import { fleetManifests } from './convergence-fleet.js';
+import { pct } from './stats.js';
 
 const DIR = join(REPO_ROOT, '.cache', 'bench-convergence');
 const SEEDS = resolve(REPO_ROOT, '../shared/corpus/seeds');
@@ -72,7 +75,6 @@ function modelplane(args: string[], timeoutMs = 30 * 60_000): { code: number; ou
 
 const cond = (o: WatchedObject | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type)?.status;
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
 interface Composite extends WatchedObject {
   kind: string;
@@ -115,10 +117,11 @@ async function untilAllReady(what: string, t0: number, expectAtLeast: number, ti
  * or dropped. Also the XRs Responsive=False right now.
  */
 function circuitBreaker(): { opens: number; events: string; unresponsive: number } {
-  const metrics = coreMetrics(DIR, PORTS.coreMetrics);
+  const metrics = coreMetrics(DIR);
   const byResult = new Map<string, number>();
-  for (const m of metrics.matchAll(/^circuit_breaker_events_total\{[^}]*result="([^"]+)"[^}]*\} (\S+)$/gm)) {
-    byResult.set(m[1]!, (byResult.get(m[1]!) ?? 0) + Number(m[2]));
+  for (const { labels, value } of samples(metrics, 'circuit_breaker_events_total')) {
+    const result = /result="([^"]+)"/.exec(labels)?.[1] ?? '';
+    byResult.set(result, (byResult.get(result) ?? 0) + value);
   }
   const events = [...byResult].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} ${v}`).join(', ');
   const unresponsive = composites().filter((x) => cond(x, 'Responsive') === 'False').length;
@@ -225,9 +228,8 @@ async function fleet(clusters: number, deployments: number): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'fleet.yaml');
   writeFileSync(file, fleetManifests(clusters, deployments, NODES));
-  const state = readState(DIR)!;
-  const calls0 = counterSum(coreMetrics(DIR, PORTS.coreMetrics), 'function_run_function_request_total');
-  const etcd0 = await inside(state.netns);
+  const calls0 = counterSum(coreMetrics(DIR), 'function_run_function_request_total');
+  const etcd0 = etcdVersions(DIR);
   const xrs0 = composites().length;
   const t0 = performance.now();
   devKubectl(DIR, ['apply', '-f', file]);
@@ -240,15 +242,10 @@ async function fleet(clusters: number, deployments: number): Promise<void> {
     if (modelplane(['dev', 'quiet', '--seconds', '30'], 5 * 60_000).code === 0) settled = from - t0;
   }
   const xrs = composites().length - xrs0;
-  const calls = counterSum(coreMetrics(DIR, PORTS.coreMetrics), 'function_run_function_request_total') - calls0;
-  const etcd1 = await inside(state.netns);
-  let writes = 0;
-  let events = 0;
-  for (const [k, v] of etcd1) {
-    if (k.includes('/leases/') || k === 'compact_rev_key') continue;
-    writes += v - (etcd0.get(k) ?? 0);
-    if (k.startsWith('/registry/events/')) events += v - (etcd0.get(k) ?? 0);
-  }
+  const calls = counterSum(coreMetrics(DIR), 'function_run_function_request_total') - calls0;
+  const written = writesBetween(etcd0, etcdVersions(DIR)).filter((w) => !isHousekeeping(w.key));
+  const writes = written.reduce((n, w) => n + w.writes, 0);
+  const events = written.filter((w) => w.key.startsWith('/registry/events/')).reduce((n, w) => n + w.writes, 0);
   line(`fleet ${clusters} clusters (${NODES} GPUs each) x ${deployments} deployments: every XR Ready`, s(ready), 'report');
   line('  settled (the first 30 s without an API write, from apply)', s(settled), 'report');
   line(`  XRs composed by it`, String(xrs), '');
@@ -264,17 +261,6 @@ async function fleet(clusters: number, deployments: number): Promise<void> {
   const quiet = modelplane(['dev', 'quiet', '--seconds', '120'], 5 * 60_000);
   line('  settled: writes in the next 2 minutes', quiet.code === 0 ? '0' : 'some', '0');
   if (quiet.code !== 0) process.stdout.write(quiet.out.split('\n').slice(0, 15).map((l) => `    ${l}\n`).join(''));
-}
-
-/** `key → version` of every etcd key (as `modelplane dev quiet` reads them), fetched inside the namespace (etcd listens on its loopback). */
-async function inside(netns: number): Promise<Map<string, number>> {
-  const body = JSON.stringify({ key: Buffer.from('\0').toString('base64'), range_end: Buffer.from('\0').toString('base64'), keys_only: true });
-  const script = `fetch('http://127.0.0.1:${PORTS.etcdClient}/v3/kv/range', { method: 'POST', body: ${JSON.stringify(body)} }).then((r) => r.text()).then((t) => process.stdout.write(t))`;
-  const argv = inNetns(netns, [process.execPath, '-e', script]);
-  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`etcd range: ${r.stderr}`);
-  const kvs = (JSON.parse(r.stdout) as { kvs?: { key: string; version?: string }[] }).kvs ?? [];
-  return new Map(kvs.map((kv) => [Buffer.from(kv.key, 'base64').toString('utf8'), Number(kv.version ?? '0')]));
 }
 
 export default async function main(): Promise<void> {
@@ -307,9 +293,9 @@ export default async function main(): Promise<void> {
     line('fleet demo: kubectl apply → two backends in the route', s(backends), 'report (core v2.3.4: 116 s)');
     line('  of which the simulated providers\' pacing floor', `${pacingFloorSeconds()} s`, '');
     const { route, ledger, scale } = await scaleRounds();
-    line(`kubectl scale --replicas 3 → third backend in the route (p50 of ${scale.length})`, s(median(scale)), 'report (core v2.3.4: 58 s)');
-    line(`new replica Ready → backend in the HTTPRoute (p50 of ${route.length})`, s(median(route)), '≤ 5 s p50 (core v2.3.4: up to 60 s)');
-    line(`replica placed → the cluster's ledger lists it (p50 of ${ledger.length})`, s(median(ledger)), '≤ 5 s p50');
+    line(`kubectl scale --replicas 3 → third backend in the route (p50 of ${scale.length})`, s(pct(scale, 50)), 'report (core v2.3.4: 58 s)');
+    line(`new replica Ready → backend in the HTTPRoute (p50 of ${route.length})`, s(pct(route, 50)), '≤ 5 s p50 (core v2.3.4: up to 60 s)');
+    line(`replica placed → the cluster's ledger lists it (p50 of ${ledger.length})`, s(pct(ledger, 50)), '≤ 5 s p50');
     breakerLine();
     if (FLEET !== '0') {
       const [c, d] = FLEET.split('x').map(Number);

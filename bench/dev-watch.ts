@@ -7,10 +7,10 @@
  * than from the API's one-second timestamps.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { BIN } from '../cli/dev/components.js';
+import { kubectlArgv } from '../cli/dev/lifecycle.js';
 import { inNetns } from '../cli/dev/processes.js';
-import { devPaths, readState } from '../cli/dev/state.js';
+import { PORTS, readState } from '../cli/dev/state.js';
+import { ALL_KEYS, ETCD_ENDPOINT, type RangeBody, versionsOf } from '../cli/dev/quiet.js';
 
 /** A Kubernetes object as the watch prints it (only what the bench reads). */
 export interface WatchedObject {
@@ -85,20 +85,7 @@ export class DevWatch {
   readonly events: WatchEvent[] = [];
 
   constructor(dir: string, resource: string) {
-    const state = readState(dir);
-    if (!state) throw new Error(`no dev control plane in ${dir}`);
-    const argv = inNetns(state.netns, [
-      join(BIN, 'kubectl'),
-      '--kubeconfig',
-      devPaths(dir).kubeconfig,
-      'get',
-      resource,
-      '-A',
-      '--watch',
-      '--output-watch-events',
-      '-o',
-      'json',
-    ]);
+    const argv = kubectlArgv(dir, ['get', resource, '-A', '--watch', '--output-watch-events', '-o', 'json']);
     this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     const split = new JsonStreamSplitter();
     this.child.stdout!.setEncoding('utf8');
@@ -147,33 +134,62 @@ export class DevWatch {
 
 /** `kubectl ARGS...` inside the control plane's namespace; stdout, or throws with stderr. */
 export function devKubectl(dir: string, args: string[], input?: string): string {
-  const state = readState(dir);
-  if (!state) throw new Error(`no dev control plane in ${dir}`);
-  const argv = inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', devPaths(dir).kubeconfig, ...args]);
+  const argv = kubectlArgv(dir, args);
   const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr.trim()}`);
   return r.stdout;
 }
 
-/** Crossplane core's Prometheus metrics text (its metrics port inside the namespace). */
-export function coreMetrics(dir: string, port: number): string {
+/**
+ * The body of an HTTP request made from inside the control plane's namespace
+ * (where etcd and core's metrics listen, on its loopback), by a Node child
+ * there; POSTs `body` when given. @throws Error when the request fails.
+ */
+function fetchInside(dir: string, url: string, body?: string): string {
   const state = readState(dir);
   if (!state) throw new Error(`no dev control plane in ${dir}`);
-  const script = `fetch('http://127.0.0.1:${port}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`;
+  const init = body === undefined ? '{}' : JSON.stringify({ method: 'POST', body });
+  const script = `fetch(${JSON.stringify(url)}, ${init}).then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.text(); }).then((t) => process.stdout.write(t))`;
   const argv = inNetns(state.netns, [process.execPath, '-e', script]);
-  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return r.status === 0 ? r.stdout : '';
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${url}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
+  return r.stdout;
 }
 
-/** The sum of a counter's samples (every label set) in a Prometheus text. */
-export function counterSum(metrics: string, name: string): number {
-  let sum = 0;
+/** Crossplane core's Prometheus metrics text (its metrics port inside the namespace); empty when it cannot be read. */
+export function coreMetrics(dir: string): string {
+  try {
+    return fetchInside(dir, `http://127.0.0.1:${PORTS.coreMetrics}/metrics`);
+  } catch {
+    return '';
+  }
+}
+
+/** `key → version` of every etcd key, as `modelplane dev quiet` reads them (cli/dev/quiet.ts), from inside the namespace. */
+export function etcdVersions(dir: string): Map<string, number> {
+  return versionsOf(JSON.parse(fetchInside(dir, `${ETCD_ENDPOINT}/v3/kv/range`, JSON.stringify(ALL_KEYS))) as RangeBody);
+}
+
+/** One sample of a metric in a Prometheus text: its label set as written (`{a="x",b="y"}` or empty) and its value. */
+export interface Sample {
+  labels: string;
+  value: number;
+}
+
+/** The samples of metric `name` (every label set) in a Prometheus text. */
+export function samples(metrics: string, name: string): Sample[] {
+  const out: Sample[] = [];
   for (const line of metrics.split('\n')) {
     if (!line.startsWith(name)) continue;
     const rest = line.slice(name.length);
     if (rest[0] !== '{' && rest[0] !== ' ') continue;
-    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(v)) sum += v;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) out.push({ labels: rest.slice(0, rest.lastIndexOf(' ')), value });
   }
-  return sum;
+  return out;
+}
+
+/** The sum of a counter's samples (every label set) in a Prometheus text. */
+export function counterSum(metrics: string, name: string): number {
+  return samples(metrics, name).reduce((n, x) => n + x.value, 0);
 }

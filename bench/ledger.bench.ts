@@ -38,7 +38,8 @@ import { composeWith, REQ_REPLICAS } from '../functions/schedule-model-deploymen
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
 import { writeFleet } from './fleet.js';
 import { planOnce } from './plan.bench.js';
-import { pct, startCompiled, timeGrpc } from './scheduler.bench.js';
+import { startCompiled, timeGrpc } from './scheduler.bench.js';
+import { pct } from './stats.js';
 import { cluster, deployment } from './scheduler-fleet.js';
 
 const CLUSTERS = Number(process.env['LEDGER_BENCH_CLUSTERS'] ?? 1000);

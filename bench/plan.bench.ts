@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../cli/functions.js';
 import { writeFleet } from './fleet.js';
+import { pct } from './stats.js';
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return pct(xs, 50);
 }
 
 /**

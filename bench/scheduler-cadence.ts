@@ -3,11 +3,12 @@
  * warm-loop table): a real core does not call a function with the same
  * request back to back. It reconciles different XRs in turn, each when a
  * watch fires or its poll comes round, with idle gaps of seconds to a minute
- * between calls to one function (as on the dev control plane). Two things
- * then cost what a warm loop never shows: V8's idle-time memory reducer,
- * which after a few idle seconds runs full collections that shrink the heap
- * and age compiled code, and the caches of one request (decode, CEL
- * programs) that the next XR's request does not share.
+ * between calls to one function (as on the dev control plane). The gaps cost
+ * what a warm loop never shows: V8's idle-time memory reducer, which after a
+ * few idle seconds runs full collections that shrink the heap and age
+ * compiled code (the image turns it off, cli/node-flags.ts), and more that
+ * is not yet explained (README "Performance"); distinct XRs, measured apart,
+ * cost nothing.
  *
  * {@link cadenceRun} calls RunFunction with `xrs` distinct ModelDeployments
  * (each `replicas` replicas, steady over the same fleet) in turn, sleeping a
@@ -19,6 +20,7 @@ import type { ChildProcess } from 'node:child_process';
 import { encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { mulberry32 } from '../scripts/oracle/grammar.js';
 import { cluster, deployment, request, steady } from './scheduler-fleet.js';
+import { pct } from './stats.js';
 
 /** How many calls the cadence run makes (`SCHEDULER_CADENCE_CALLS`, default 24: about 6 minutes at 1–60 s gaps). */
 export const CADENCE_CALLS = Number(process.env['SCHEDULER_CADENCE_CALLS'] ?? 24);
@@ -64,12 +66,6 @@ export async function cadenceRun(
     out.push({ xr: x.name, gapS, ms: performance.now() - t });
   }
   return out;
-}
-
-/** The p-th percentile (nearest rank below) of `xs`. */
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
 /** One report line: p50, p95 and max of a cadence run, and the p50 of the calls after gaps of at least 15 s. */

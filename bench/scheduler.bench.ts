@@ -35,14 +35,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { FunctionRunnerServiceService, type RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
-import * as grpc from '@grpc/grpc-js';
-import { REPO_ROOT, spawnFunction } from '../cli/functions.js';
+import type * as grpc from '@grpc/grpc-js';
+import { dial, REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { FUNCTION_NODE_FLAGS } from '../cli/node-flags.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
 import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { codecBench, codecBenchInOwnProcess } from './codec.js';
 import { CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, stop } from './scheduler-cadence.js';
 import { buildImageFunctions } from './image-build.js';
+import { pct } from './stats.js';
 import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
@@ -52,10 +53,6 @@ import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
 const FLEETS = (process.env['SCHEDULER_BENCH_FLEETS'] ?? '10,100,1000').split(',').map(Number);
 const REPLICAS = [1, 10, 100];
 
-export function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 
 /** CPU time (user + system) the process has used, in ms (from /proc/<pid>/stat, 100 Hz ticks). */
 function cpuMs(pid: number): number {
@@ -112,14 +109,6 @@ function timeSchedule(s: Scenario, n: number): number[] {
   return times;
 }
 
-/** A raw gRPC client to a started function on loopback, with 64 MiB message limits. */
-function dialBench(port: number): grpc.Client {
-  return new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 64 * 1024 * 1024,
-    'grpc.max_send_message_length': 64 * 1024 * 1024,
-  });
-}
-
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 
 /**
@@ -149,7 +138,7 @@ export default async function (): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   const idle = vm(child.pid!);
   process.stdout.write(`function idle RSS (started, no call yet): ${idle.rss.toFixed(0)} MiB; start ${(performance.now() - t0).toFixed(0)} ms incl. the build (cold start: bench coldstart)\n`);
-  const client = dialBench(port);
+  const client = dial(`127.0.0.1:${port}`);
   const p50 = new Map<string, number>();
   let biggest: { req: RunFunctionRequest; rsp: RunFunctionResponse } | undefined;
   try {
@@ -213,7 +202,7 @@ async function cadenceReport(client: grpc.Client, steadyP50: number | undefined)
   if (process.env['SCHEDULER_CADENCE_COMPARE'] === '1') {
     const started = await startCompiled([]);
     bare = started.child;
-    runs.push(['node with no flags', dialBench(started.port)]);
+    runs.push(['node with no flags', dial(`127.0.0.1:${started.port}`)]);
   }
   try {
     for (const [label, c] of runs) {

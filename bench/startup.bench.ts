@@ -20,12 +20,12 @@ import { join } from 'node:path';
 import { RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import { dial, functionFolders, REPO_ROOT } from '../cli/functions.js';
 import { writeFleet } from './fleet.js';
+import { pct } from './stats.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'modelplane.js');
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return pct(xs, 50);
 }
 
 function line(label: string, ms: number[], target: number): void {

@@ -71,13 +71,23 @@ export function status(dir: string): number {
   return all ? 0 : 1;
 }
 
-/** `dev kubectl ARGS...` (`workload`: against the workload API server). @throws UserError when no control plane runs. */
-export function kubectl(dir: string, args: string[], workload = false): number {
+/**
+ * The argv of the built kubectl with ARGS inside the control plane's
+ * namespace, with its admin kubeconfig (`workload`: the workload API
+ * server's). @throws UserError when no control plane runs, or it has no
+ * workload API server and one is asked for.
+ */
+export function kubectlArgv(dir: string, args: string[], workload = false): string[] {
   const state = readState(dir);
   if (!state || !alive(state.netns)) throw new UserError(`no dev control plane from ${dir} (modelplane dev up starts one)`);
   const paths = devPaths(dir);
   if (workload && !state.workloadSecret) throw new UserError('this dev control plane has no workload API server (it was started with --no-workload)');
-  const argv = inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', workload ? paths.workloadKubeconfig : paths.kubeconfig, ...args]);
+  return inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', workload ? paths.workloadKubeconfig : paths.kubeconfig, ...args]);
+}
+
+/** `dev kubectl ARGS...` (`workload`: against the workload API server). @throws UserError as {@link kubectlArgv}. */
+export function kubectl(dir: string, args: string[], workload = false): number {
+  const argv = kubectlArgv(dir, args, workload);
   const r = spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' });
   return r.status ?? 1;
 }

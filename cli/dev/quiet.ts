@@ -26,10 +26,12 @@ export interface KeyWrites {
   writes: number;
 }
 
-const ENDPOINT = `http://127.0.0.1:${PORTS.etcdClient}`;
+/** etcd's client endpoint inside the control plane's namespace. */
+export const ETCD_ENDPOINT = `http://127.0.0.1:${PORTS.etcdClient}`;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-interface RangeBody {
+/** The body of etcd's `/v3/kv/range` (JSON gateway) answer: keys and values base64. */
+export interface RangeBody {
   header?: { revision?: string };
   kvs?: { key: string; version?: string; value?: string }[];
 }
@@ -40,15 +42,22 @@ async function range(request: Record<string, unknown>, endpoint: string): Promis
   return (await res.json()) as RangeBody;
 }
 
-/** `key → version` of every key in etcd (keys only; versions count modifications since creation), and the store's revision. */
-export async function etcdSnapshot(endpoint = ENDPOINT): Promise<{ versions: Map<string, number>; revision: string }> {
-  const body = await range({ key: b64('\0'), range_end: b64('\0'), keys_only: true }, endpoint);
-  const versions = new Map((body.kvs ?? []).map((kv) => [Buffer.from(kv.key, 'base64').toString('utf8'), Number(kv.version ?? '0')]));
-  return { versions, revision: body.header?.revision ?? '0' };
+/** The `/v3/kv/range` request for every key, keys only. */
+export const ALL_KEYS = { key: b64('\0'), range_end: b64('\0'), keys_only: true };
+
+/** `key → version` of the keys of a range answer (versions count modifications since creation). */
+export function versionsOf(body: RangeBody): Map<string, number> {
+  return new Map((body.kvs ?? []).map((kv) => [Buffer.from(kv.key, 'base64').toString('utf8'), Number(kv.version ?? '0')]));
+}
+
+/** `key → version` of every key in etcd, and the store's revision. */
+export async function etcdSnapshot(endpoint = ETCD_ENDPOINT): Promise<{ versions: Map<string, number>; revision: string }> {
+  const body = await range(ALL_KEYS, endpoint);
+  return { versions: versionsOf(body), revision: body.header?.revision ?? '0' };
 }
 
 /** The JSON value of `key` at `revision` (latest when omitted); undefined when absent, not JSON, or compacted away. */
-async function jsonValue(key: string, revision: string | undefined, endpoint = ENDPOINT): Promise<unknown> {
+async function jsonValue(key: string, revision: string | undefined, endpoint = ETCD_ENDPOINT): Promise<unknown> {
   try {
     const body = await range({ key: b64(key), ...(revision ? { revision } : {}) }, endpoint);
     const value = body.kvs?.[0]?.value;
