@@ -118,12 +118,17 @@ describe('modelplane serve and its parent', () => {
     await new Promise((r) => sh.on('exit', r));
     return Number(out.trim());
   }
+  /** Whether `pid` runs: a zombie (exited, not yet reaped by whoever adopted it) counts as gone. */
   function alive(pid: number): boolean {
     try {
       process.kill(pid, 0);
-      return true;
     } catch {
       return false;
+    }
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return true;
     }
   }
 
@@ -131,7 +136,10 @@ describe('modelplane serve and its parent', () => {
     const base = 41_000 + Math.floor(Math.random() * 10_000);
     const attached = await orphan(false, base);
     const daemon = await orphan(true, base + 1);
-    await new Promise((r) => setTimeout(r, 2000));
+    // serve checks its parent every 500 ms; a loaded machine may take longer to notice, so wait
+    // (bounded) for the attached one to go, then ask whether the daemon is still there.
+    for (let waited = 0; alive(attached) && waited < 20_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 1500));
     const state = [alive(attached), alive(daemon)];
     for (const pid of [attached, daemon]) if (alive(pid)) process.kill(pid, 'SIGTERM');
     expect(state).toEqual([false, true]);
