@@ -10,13 +10,11 @@
 #     (upstream v0.4.0 plus the fork's two functions) stands in;
 #   - replace directives of a dependency do not apply, so tools/traefik/go.mod repeats
 #     Traefik's (its nested dynamic/ext module is tools/traefik/dynamic-ext/, ours);
-#   - lego (ACME), which Traefik links whole, has 13 DNS-challenge providers whose cloud
-#     SDK modules the module proxy here refuses. tools/traefik/go.mod replaces lego with
-#     .cache/traefik-build/lego, which this script makes from the module lego release
-#     Traefik requires, less exactly those providers (their directories, their rows in
-#     lego's generated provider table, their requirements); nothing of lego is committed. ACME over HTTP-01/TLS-ALPN
-#     and every other DNS provider are unchanged; naming a dropped one in a certificate
-#     resolver fails with lego's own "unrecognized DNS provider".
+#   - what the gateway does not use is cut so the build fits CI: tools/traefik/go.mod replaces
+#     Traefik and lego with copies this script makes in .cache/traefik-build from the released
+#     modules (nothing of either is committed): Traefik with ten packages (other providers,
+#     plugins) replaced by the stubs in tools/traefik/minimal, and lego without its DNS-challenge
+#     providers (13 of which import SDK modules the proxy here refuses).
 #
 # A no-op when current (stamp on go.mod, go.sum, the module's sources, this script and
 # the Go version). Usage: scripts/traefik-build.sh [--force]
@@ -44,10 +42,6 @@ work="$root/.cache/traefik-build"
 mkdir -p "$bin" "$work"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
-# The lego DNS providers (providers/dns/<name>) whose SDK module the proxy refuses.
-dropped=(alidns aliesa azion dnsimple edgedns edgeone huaweicloud oraclecloud regfish
-  sakuracloud tencentcloud ucloud yandexcloud)
-
 stamp_now() {
   {
     go version
@@ -62,54 +56,67 @@ if [[ $force == 0 && -x "$bin/traefik" && -f "$stamp" && "$(cat "$stamp")" == "$
   echo "traefik:build: up to date in $bin"
   exit 0
 fi
-echo "traefik:build: building traefik from tools/traefik (cold: over an hour on 2 shared cores; warm build cache: about a minute)"
+echo "traefik:build: building traefik from tools/traefik (cold: about 6.5 minutes on 2 cores; warm build cache: about a minute)"
 rm -f "$stamp"
 t0=$SECONDS
 
 traefik_module=github.com/traefik/traefik/v3
 lego_module=github.com/go-acme/lego/v5
-# The lego version the pinned Traefik requires (its go.mod), fetched as that module.
-traefik_dir="$(cd "$dir" && go mod download -json "$traefik_module" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-lego_version="$(awk -v m="$lego_module" '$1 == m { print $2; exit }' "$traefik_dir/go.mod")"
+# The pinned Traefik (tools/traefik/go.mod's require) and the lego version it requires,
+# each fetched as its released module (an explicit version: both are replaced by copies).
+traefik_version="$(awk -v m="$traefik_module" '$1 == "require" && $2 == m { print $3; exit }' "$dir/go.mod")"
+[[ -n "$traefik_version" ]] || { echo "traefik:build: tools/traefik/go.mod does not require $traefik_module" >&2; exit 1; }
+moddir() { (cd "$dir" && go mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'); }
+traefik_src="$(moddir "$traefik_module@$traefik_version")"
+lego_version="$(awk -v m="$lego_module" '$1 == m { print $2; exit }' "$traefik_src/go.mod")"
 [[ -n "$lego_version" ]] || { echo "traefik:build: $traefik_module does not require $lego_module" >&2; exit 1; }
-lego_src="$(cd "$dir" && go mod download -json "$lego_module@$lego_version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+lego_src="$(moddir "$lego_module@$lego_version")"
 
-# tools/traefik/go.mod replaces lego with this copy: lego as released, less the dropped
-# providers' directories, their requirements and their rows in the provider table.
+# Replaces the Go files of package directory $2 (relative) of copy $1 with the stub files
+# under $3/$2, keeping the files named in $4... (tests are not built and are dropped too).
+stub_package() {
+  local copy="$1" pkg="$2" stubs="$3"; shift 3
+  [[ -d "$copy/$pkg" ]] || { echo "traefik:build: the copy has no package $pkg to stub" >&2; exit 1; }
+  local f keep
+  for f in "$copy/$pkg"/*.go; do
+    keep=0
+    for k in "$@"; do [[ "$f" == "$copy/$k" ]] && keep=1; done
+    [[ $keep == 1 ]] || rm -f "$f"
+  done
+  cp "$stubs/$pkg"/*.go "$copy/$pkg/"
+}
+
+# lego as released, without any DNS-challenge provider: their directories go, and the
+# provider table (providers/dns) becomes tools/traefik/minimal/lego's, which knows none;
+# go mod tidy then drops their SDK requirements (13 of them the proxy here refuses).
 lego="$work/lego"
 rm -rf "$lego" && cp -r "$lego_src" "$lego" && chmod -R u+w "$lego"
-for p in "${dropped[@]}"; do
-  [[ -d "$lego/providers/dns/$p" ]] || { echo "traefik:build: lego $lego_version has no DNS provider '$p'" >&2; exit 1; }
-  rm -rf "$lego/providers/dns/$p"
-done
-rm -rf "$lego/cmd" "$lego/e2e" "$lego/providers/dns/dns_providers_test.go"
-table="$lego/providers/dns/zz_gen_dns_providers.go"
-
-# The provider table without the dropped providers: their import line, and each
-# `case ...:` line whose `return <name>.NewDNSProvider()` follows, with that return.
-drop_re="$(IFS='|'; echo "${dropped[*]}")"
-awk -v re="^($drop_re)\$" '
-  function pkg_of_import(l,   m) { if (match(l, /"github.com\/go-acme\/lego\/v5\/providers\/dns\/[a-z0-9]+"/)) { m = substr(l, RSTART, RLENGTH); gsub(/"/, "", m); sub(/.*\//, "", m); return m } return "" }
-  function pkg_of_return(l,   m) { if (match(l, /^[ \t]*return [a-z0-9]+\.NewDNSProvider\(\)/)) { m = l; sub(/^[ \t]*return /, "", m); sub(/\..*/, "", m); return m } return "" }
-  { lines[NR] = $0 }
-  END {
-    for (i = 1; i <= NR; i++) {
-      p = pkg_of_import(lines[i]); if (p != "" && p ~ re) { dropped_imports++; continue }
-      if (lines[i] ~ /^[ \t]*case / && i < NR) { p = pkg_of_return(lines[i + 1]); if (p != "" && p ~ re) { dropped_cases++; i++; continue } }
-      print lines[i]
-    }
-    if (dropped_imports != dropped_cases) { print "traefik:build: dropped " dropped_imports " imports but " dropped_cases " cases" > "/dev/stderr"; exit 1 }
-  }' "$lego_src/providers/dns/zz_gen_dns_providers.go" >"$table"
-n_dropped="$(($(grep -c 'providers/dns/' "$lego_src/providers/dns/zz_gen_dns_providers.go") - $(grep -c 'providers/dns/' "$table")))"
-if [[ $n_dropped != "${#dropped[@]}" ]]; then
-  echo "traefik:build: expected to drop ${#dropped[@]} lego DNS providers, dropped $n_dropped" >&2
-  exit 1
-fi
-# Requirements no remaining lego package imports (the refused SDKs among them).
+find "$lego/providers/dns" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
+rm -rf "$lego/cmd" "$lego/e2e"
+stub_package "$lego" providers/dns "$dir/minimal/lego"
+rm -f "$lego/providers/dns"/*_test.go
 (cd "$lego" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>"$work/lego-tidy.log") || {
   echo "traefik:build: tidying the lego copy failed (see $work/lego-tidy.log)" >&2
   exit 1
 }
+
+# Traefik as released, less what the control-plane gateway does not use: the providers
+# other than file, the internal one, HTTP, REST and Kubernetes' (Docker, Swarm, ECS, Consul
+# Catalog, Nomad, Knative and the Consul, etcd, Redis and ZooKeeper KV stores) and plugins
+# (Yaegi, WebAssembly), each replaced by its configuration type (tools/traefik/minimal/),
+# which refuses at start-up when enabled. Every file of Traefik's own is otherwise unchanged.
+traefik="$work/traefik"
+rm -rf "$traefik" && cp -r "$traefik_src" "$traefik" && chmod -R u+w "$traefik"
+rm -rf "$traefik/docs" "$traefik/integration"
+stubbed=0
+while IFS= read -r pkg; do
+  if [[ $pkg == pkg/plugins ]]; then stub_package "$traefik" "$pkg" "$dir/minimal" pkg/plugins/types.go
+  else stub_package "$traefik" "$pkg" "$dir/minimal"; fi
+  rm -rf "${traefik:?}/$pkg/fixtures"
+  stubbed=$((stubbed + 1))
+done < <(cd "$dir/minimal" && find pkg -name '*.go' -printf '%h\n' | LC_ALL=C sort -u)
+find "$traefik" -name '*_test.go' -delete
+echo "traefik:build: Traefik $traefik_version with $stubbed packages stubbed (tools/traefik/minimal), lego $lego_version without DNS providers"
 
 version="$(cd "$dir" && go list -m -f '{{.Version}}' "$traefik_module")"
 ldflags="-s -w -X $traefik_module/pkg/version.Version=$version -X $traefik_module/pkg/version.Codename=modelplane"

@@ -30,7 +30,7 @@ import { condition, E2E_DIR, eventually, kubectl, kubectlJson, type Obj, ROOT } 
 export const TRAEFIK = join(ROOT, '.cache', 'bin', 'traefik');
 /** Why the step cannot run here, if it cannot. */
 export function frontDoorUnavailable(): string | undefined {
-  return existsSync(TRAEFIK) ? undefined : 'Traefik is not built (npm run traefik:build; CI does not build it: cold, longer than its budget)';
+  return existsSync(TRAEFIK) ? undefined : 'Traefik is not built (npm run traefik:build; .ci/run builds it where Go is)';
 }
 
 const NS = 'default';
@@ -44,7 +44,10 @@ const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds th
 
 /** Traefik's CRDs (IngressRoute, Middleware, …: its CRD provider watches every kind), from the module it was built from. */
 function traefikCrds(): string {
-  const dir = execFileSync('go', ['mod', 'download', '-json', 'github.com/traefik/traefik/v3'], { cwd: join(ROOT, 'tools', 'traefik'), encoding: 'utf8' });
+  // The released module at the pinned version: the build links a copy of it (tools/traefik/go.mod replaces it).
+  const version = /^require github\.com\/traefik\/traefik\/v3 (\S+)$/m.exec(readFileSync(join(ROOT, 'tools', 'traefik', 'go.mod'), 'utf8'))?.[1];
+  if (!version) throw new Error('tools/traefik/go.mod does not require github.com/traefik/traefik/v3');
+  const dir = execFileSync('go', ['mod', 'download', '-json', `github.com/traefik/traefik/v3@${version}`], { cwd: join(ROOT, 'tools', 'traefik'), encoding: 'utf8' });
   const moduleDir = (JSON.parse(dir) as { Dir: string }).Dir;
   return readFileSync(join(moduleDir, 'docs', 'content', 'reference', 'dynamic-configuration', 'kubernetes-crd-definition-v1.yml'), 'utf8');
 }

@@ -342,6 +342,10 @@ replace (
 // As in Traefik's go.mod: the monorepo's module clashes with its per-service modules.
 exclude github.com/tencentcloud/tencentcloud-sdk-go v3.0.83+incompatible
 
-// lego as Traefik v3.7.13 requires it (v5.4.1), less 13 DNS-challenge providers whose
-// SDK modules the module proxy here refuses: scripts/traefik-build.sh makes the copy.
-replace github.com/go-acme/lego/v5 => ../../.cache/traefik-build/lego
+// Traefik v3.7.13 and lego as it requires it (v5.4.1), each less what the control-plane
+// gateway does not use (other providers, plugins, DNS challenges; tools/traefik/minimal):
+// scripts/traefik-build.sh makes both copies from the released modules.
+replace (
+	github.com/go-acme/lego/v5 => ../../.cache/traefik-build/lego
+	github.com/traefik/traefik/v3 => ../../.cache/traefik-build/traefik
+)
