@@ -73,7 +73,7 @@ lego_version="$(awk -v m="$lego_module" '$1 == m { print $2; exit }' "$traefik_s
 lego_src="$(moddir "$lego_module@$lego_version")"
 
 # Replaces the Go files of package directory $2 (relative) of copy $1 with the stub files
-# under $3/$2, keeping the files named in $4... (tests are not built and are dropped too).
+# under $3/$2, keeping the files named in $4... (its tests go too: they are not built).
 stub_package() {
   local copy="$1" pkg="$2" stubs="$3"; shift 3
   [[ -d "$copy/$pkg" ]] || { echo "traefik:build: the copy has no package $pkg to stub" >&2; exit 1; }
@@ -94,7 +94,6 @@ rm -rf "$lego" && cp -r "$lego_src" "$lego" && chmod -R u+w "$lego"
 find "$lego/providers/dns" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 rm -rf "$lego/cmd" "$lego/e2e"
 stub_package "$lego" providers/dns "$dir/minimal/lego"
-rm -f "$lego/providers/dns"/*_test.go
 (cd "$lego" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>"$work/lego-tidy.log") || {
   echo "traefik:build: tidying the lego copy failed (see $work/lego-tidy.log)" >&2
   exit 1
