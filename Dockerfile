@@ -31,5 +31,5 @@ WORKDIR /function
 COPY --from=build /function /function
 EXPOSE 9443
 USER nonroot:nonroot
-ENTRYPOINT ["/nodejs/bin/node", "--no-memory-reducer", "/function/main.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--no-memory-reducer", "--min-semi-space-size=16", "/function/main.js"]
 CMD []

@@ -41,7 +41,7 @@ import { FUNCTION_NODE_FLAGS } from '../cli/node-flags.js';
 import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
 import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { codecBench, codecBenchInOwnProcess } from './codec.js';
-import { CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, stop } from './scheduler-cadence.js';
+import { buildFnClient, CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, cadenceRunGo, goCadenceLine, stop } from './scheduler-cadence.js';
 import { buildImageFunctions } from './image-build.js';
 import { pct } from './stats.js';
 import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
@@ -175,7 +175,7 @@ export default async function (): Promise<void> {
       if (!p50.has(`${mode}/1000/100`)) continue;
       process.stdout.write(`${mode}: 1,000 clusters x 100 replicas e2e p50 ${p50.get(`${mode}/1000/100`)!.toFixed(1)} ms (target <= 40 ms)\n`);
     }
-    if (CADENCE_CALLS > 0) await cadenceReport(client, p50.get('steady/1000/100'));
+    if (CADENCE_CALLS > 0) await cadenceReport(client, port, p50.get('steady/1000/100'));
     if (biggest) {
       const label = 'steady 1,000 clusters x 100 replicas';
       codecBench(`${label}, in this process (the bench's ~200 MB of fleets live: every decode pays old-generation GC)`, biggest.req, biggest.rsp, 10, false);
@@ -190,24 +190,30 @@ export default async function (): Promise<void> {
 /**
  * The cadence rows (bench/scheduler-cadence.ts): 1,000 clusters x 100
  * replicas, 10 distinct XRs in turn with seeded idle gaps, on the function
- * started as the image starts it; with `SCHEDULER_CADENCE_COMPARE=1` also on
- * a second process started without the image's Node flags.
+ * started as the image starts it (listening on `port`), called first by the
+ * Go client that calls as core does (tools/fn-client; skipped with the reason
+ * where Go is missing), then by this process's Node client; with
+ * `SCHEDULER_CADENCE_COMPARE=1` also on a second process started without
+ * the image's Node flags.
  */
-async function cadenceReport(client: grpc.Client, steadyP50: number | undefined): Promise<void> {
+async function cadenceReport(client: grpc.Client, port: number, steadyP50: number | undefined): Promise<void> {
   const [lo, hi] = CADENCE_GAPS;
   const opts = { clusters: 1000, replicas: 100, xrs: 10, calls: CADENCE_CALLS, gaps: CADENCE_GAPS, seed: 25 };
   process.stdout.write(`cadence: 1,000 clusters x 100 replicas, 10 distinct XRs in turn, ${CADENCE_CALLS} calls after idle gaps of ${lo}-${hi} s (log-uniform, seeded)\n`);
-  const runs: Array<[string, grpc.Client]> = [[`node ${FUNCTION_NODE_FLAGS.join(' ')} (the image's flags)`, client]];
+  const target = ` (target <= 40 ms p50; steady ${steadyP50?.toFixed(1) ?? '-'} ms)\n`;
+  const go = buildFnClient();
+  const runs: Array<[string, grpc.Client, number]> = [[`node ${FUNCTION_NODE_FLAGS.join(' ')} (the image's flags)`, client, port]];
   let bare: ChildProcess | undefined;
   if (process.env['SCHEDULER_CADENCE_COMPARE'] === '1') {
     const started = await startCompiled([]);
     bare = started.child;
-    runs.push(['node with no flags', dial(`127.0.0.1:${started.port}`)]);
+    runs.push(['node with no flags', dial(`127.0.0.1:${started.port}`), started.port]);
   }
   try {
-    for (const [label, c] of runs) {
-      const calls = await cadenceRun((bytes) => call(c, bytes), opts);
-      process.stdout.write(`${cadenceLine(label, calls)} (target <= 40 ms p50; steady ${steadyP50?.toFixed(1) ?? '-'} ms)\n`);
+    for (const [label, c, p] of runs) {
+      if ('path' in go) process.stdout.write(goCadenceLine(`${label}, Go client as core calls`, cadenceRunGo(go.path, `127.0.0.1:${p}`, opts)) + target);
+      else process.stdout.write(`${label}, Go client: skipped, ${go.reason}\n`);
+      process.stdout.write(cadenceLine(`${label}, this Node process as client`, await cadenceRun((bytes) => call(c, bytes), opts)) + target);
     }
   } finally {
     if (bare) {

@@ -112,8 +112,8 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/^USER nonroot:nonroot$/m);
   });
   it('puts the script in ENTRYPOINT so --insecure can be appended, with the Node flags every function process runs with, and takes FUNCTION as a build arg', () => {
-    expect(FUNCTION_NODE_FLAGS).toEqual(['--no-memory-reducer']);
-    expect(text).toMatch(/^ENTRYPOINT \["\/nodejs\/bin\/node", "--no-memory-reducer", "\/function\/main\.js"\]$/m);
+    expect(FUNCTION_NODE_FLAGS).toEqual(['--no-memory-reducer', '--min-semi-space-size=16']);
+    expect(text).toMatch(/^ENTRYPOINT \["\/nodejs\/bin\/node", "--no-memory-reducer", "--min-semi-space-size=16", "\/function\/main\.js"\]$/m);
     expect(text).toContain(`ENTRYPOINT ${JSON.stringify(['/nodejs/bin/node', ...FUNCTION_NODE_FLAGS, '/function/main.js']).replaceAll(',', ', ')}\n`);
     expect(text).toMatch(/^CMD \[\]$/m);
     expect(text).toMatch(/^ARG FUNCTION$/m);
