@@ -82,6 +82,12 @@ export interface ProviderContext {
    * clusters.
    */
   address(owner: string): string;
+  /**
+   * Why the engine workload a provider-kubernetes Object carries would stay
+   * Pending on its cluster (its devices are not free there), or undefined
+   * when it is bound. Absent: every workload is bound (plan).
+   */
+  pending?(obj: KubeObject): string | undefined;
 }
 
 /** A fake: the status a provider would write for this object. */
@@ -172,6 +178,22 @@ export function clusterStatus(manifest: KubeObject, owner: string, ctx: Provider
 }
 
 /**
+ * An engine workload whose pods are not bound (`why`): none ready or
+ * available, Available False, and its Object not Ready.
+ */
+function pendingWorkload(manifest: KubeObject, why: string): JsonObject {
+  const spec = (manifest['spec'] ?? {}) as JsonObject;
+  const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
+  const message = `pods Pending: ${why} (simulated scheduler)`;
+  const available = { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message, lastTransitionTime: FIXED_TIME };
+  const status: JsonObject = manifest.kind === 'Deployment' ? { replicas, readyReplicas: 0, availableReplicas: 0, unavailableReplicas: replicas, conditions: [available] } : { replicas, readyReplicas: 0, conditions: [available] };
+  return {
+    atProvider: { manifest: { ...manifest, status } },
+    conditions: [{ lastTransitionTime: FIXED_TIME, reason: 'Unavailable', status: 'False', type: 'Ready', message }],
+  };
+}
+
+/**
  * The table: (API group, kind) of a managed resource → the status its
  * provider writes, on top of `conditions: [Ready=True, Synced=True]` which
  * every managed resource gets. Managed kinds not listed get only those
@@ -184,6 +206,8 @@ export const FAKES: Record<string, Fake> = {
   'kubernetes.m.crossplane.io/Object': (obj, ctx) => {
     const manifest = manifestOf(obj);
     if (!manifest) return { atProvider: {} };
+    const why = simulatedStartupSeconds(manifest) === undefined ? undefined : ctx.pending?.(obj);
+    if (why !== undefined) return pendingWorkload(manifest, why);
     const remote = clusterStatus(manifest, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx);
     return { atProvider: { manifest: remote === undefined ? manifest : withSimulatedStartup(manifest, remote) } };
   },
@@ -260,7 +284,7 @@ export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObjec
   }
   const fake = FAKES[`${group}/${obj.kind}`];
   const status = fake ? fake(obj, ctx) : { atProvider: {} };
-  return { ...status, conditions: readyConditions() };
+  return { ...status, conditions: (status['conditions'] as JsonObject[] | undefined) ?? readyConditions() };
 }
 
 /** Addresses handed out by load balancers, in first-come order (the plan's order is deterministic). */

@@ -15,8 +15,12 @@
  * - Replicas not fetched yet: the ledger already published for a pool of
  *   the same name is kept as it was; a pool that never had one publishes
  *   none (the scheduler then places nothing new here: unknown is not free).
+ * - Arrival order (schedule-model-deployment/arrival.ts): Ready replicas
+ *   are charged first, then the others oldest first; one that does not fit
+ *   is marked `overCapacity` (its pods would stay Pending), which is what
+ *   its deployment's scheduler acts on.
  * - Deterministic: replicas sorted by (namespace, name), holders by
- *   (namespace, deployment).
+ *   (namespace, deployment), their runs by arrival.
  */
 import { getPath, type JsonObject, type KubeObject, type RequiredRead } from '../lib/function.js';
 import { readPool, readReplicas } from '../schedule-model-deployment/fleet.js';

@@ -18,9 +18,11 @@
  * - Observed ModelReplicas (other deployments', and ours that stay) are
  *   charged the same way from what they were stamped with: each
  *   `deviceRequests[]` entry goes to the first DRA device of the pool with the
- *   same `deviceClassName`. Their charge may overcommit (a pool that shrank):
- *   a pod that fits nowhere takes an untouched node even when none is left,
- *   and an overcommitted pool takes nothing new.
+ *   same `deviceClassName`, in arrival order (arrival.ts). A Ready one's
+ *   charge may overcommit (a pool that shrank): a pod that fits nowhere takes
+ *   an untouched node even when none is left ({@link PoolCapacity.force}),
+ *   and an overcommitted pool takes nothing new; one that is not Ready and
+ *   fits nowhere is over capacity and charges nothing.
  * - Placement trials are all-or-nothing: {@link PoolCapacity.place} either
  *   charges every pod it is given or none, and {@link PoolCapacity.undo}
  *   reverts a charge exactly, so a replica that does not fit whole leaves the
@@ -33,6 +35,7 @@
  * kept for `modelplane plan`'s report and as the reference the ledger is
  * tested against (test/scheduler/ledger.test.ts).
  */
+import { chargeSlots, type Slot } from './arrival.js';
 import type { FleetCluster, ObservedReplica, Pool } from './model.js';
 
 /** What one pod needs on its node: [device index in the pool's devices, count] of DRA devices. */
@@ -231,7 +234,8 @@ export function observedPods(pool: Pool, m: ObservedReplica['engines'][number]['
 
 /**
  * Builds the free capacity of every cluster in the fleet after charging every
- * replica `charged` accepts (model-side.md §3.4 with devices for nodes).
+ * replica `charged` accepts, pool by pool in arrival order (arrival.ts: Ready
+ * ones as they run, the others only where they fit after every older one).
  * A member pinned to a pool the cluster does not publish charges nothing.
  */
 export function buildCapacity(
@@ -240,18 +244,20 @@ export function buildCapacity(
   charged: (r: ObservedReplica) => boolean,
 ): Capacity {
   const out: Capacity = new Map();
+  const slots = new Map<PoolCapacity, Slot[]>();
   for (const c of clusters) out.set(c.name, c.pools.map((p) => new PoolCapacity(p)));
   for (const r of replicas) {
     const caps = out.get(r.clusterName);
     if (caps === undefined || r.engines.length === 0 || !charged(r)) continue;
-    for (const e of r.engines) {
-      for (const m of e.members) {
-        if (m.claims.length === 0) continue;
-        const cap = caps.find((p) => p.pool.name === m.nodePoolName);
-        if (cap === undefined) continue;
-        for (const d of observedPods(cap.pool, m)) cap.force(d);
-      }
+    for (const cap of caps) {
+      const pods: PodDemand[] = [];
+      for (const e of r.engines) for (const m of e.members) if (m.nodePoolName === cap.pool.name) pods.push(...observedPods(cap.pool, m));
+      if (pods.length === 0) continue;
+      const list = slots.get(cap) ?? [];
+      list.push({ placed: r.created, namespace: r.namespace, deployment: r.deployment, replica: r.name, pods, mode: r.ready ? 'force' : 'fit' });
+      slots.set(cap, list);
     }
   }
+  for (const [cap, list] of slots) chargeSlots(cap, list);
   return out;
 }

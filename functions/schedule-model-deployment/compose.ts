@@ -21,10 +21,11 @@
  *   cluster publishes what it read on its last reconcile, and Crossplane
  *   does not re-run us when it changes). This is safe for the same reason
  *   reading every replica was: two deployments reconciled from one snapshot
- *   could always both take the last free device; the workload cluster's own
- *   scheduler is the final arbiter (the pod that does not fit stays Pending
- *   and the replica not Ready, never overcommitted hardware), and the next
- *   reconcile sees the corrected ledger. A cluster that has not published its
+ *   could always both take the last free device; the workload cluster is
+ *   the final arbiter (the pod that does not fit stays Pending and the
+ *   replica not Ready, never overcommitted hardware), its ledger says which
+ *   replica lost (`overCapacity`, arrival.ts), and that replica's scheduler
+ *   replaces it where there is room, make before break (scheduling.ts). A cluster that has not published its
  *   ledger yet (a pool without `used`) is treated conservatively: it takes
  *   no new replica (refused "capacity of pool <p> not published yet"), and
  *   ours on it stay as they are. A ledger the XRD's schema rejects makes the
@@ -110,6 +111,8 @@ import {
   msgHeld,
   msgKeptPrevious,
   msgNotes,
+  msgOverCapacity,
+  msgReplacingOverCapacity,
   msgRolling,
   msgScheduledEvent,
   progressingCondition,
@@ -238,6 +241,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
       placements.push({ name, candidate: c, ready });
       continue;
     }
+    if (c.overCapacity !== undefined) scheduledNotes.push(msgOverCapacity(name, c.cluster, c.overCapacity));
     const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
@@ -268,10 +272,12 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements, d.replicas);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
-  const kept = (rollout.retiring > 0 ? msgKeptPrevious(rollout.retiring) : '') + msgNotes(scheduledNotes);
+  const previous = rollout.retiring - rollout.overCapacity;
+  const kept = (previous > 0 ? msgKeptPrevious(previous) : '') + msgNotes(scheduledNotes);
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
     // Held back by the surge bound, not by capacity.
-    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, msgRolling(atSpec.length, d, rollout.retiring) + msgNotes(scheduledNotes)));
+    const rolling = previous > 0 ? msgRolling(atSpec.length, d, previous) : msgReplacingOverCapacity(atSpec.length, d.replicas, rollout.overCapacity);
+    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, rolling + msgNotes(scheduledNotes)));
   } else if (atSpec.length < d.replicas) {
     const message = fill
       ? msgUnscheduled(atSpec.length, d.replicas, fleet.clusters.length, outcome.refusals)

@@ -245,6 +245,7 @@ export function readReplica(obj: KubeObject): ObservedReplica {
     ready: isReady(obj),
     source: obj,
     index: parseIndex(labels[LABEL_INDEX]),
+    created: str(getPath(obj, 'metadata', 'creationTimestamp')),
     engines,
   };
 }

@@ -100,12 +100,27 @@ export interface PoolLedger {
   holders: LedgerHolder[];
 }
 
-/** One deployment's holding in a pool: its claiming pods in charge order. */
+/**
+ * A run of identical pods of one replica: `count` pods, each claiming
+ * `devices` ([index in the pool's devices, count]) on one node, or a whole node.
+ */
+export interface LedgerRun {
+  count: number;
+  devices: (readonly [number, number])[];
+  whole: boolean;
+  /** The ModelReplica these pods belong to (absent in a ledger published before it was recorded). */
+  replica?: string;
+  /** Its `metadata.creationTimestamp`: its place in the arrival order (arrival.ts). */
+  placed?: string;
+  /** The replica found no room after every older one: its pods are Pending and hold nothing (arrival.ts). */
+  overCapacity?: boolean;
+}
+
+/** One deployment's holding in a pool: its claiming pods, replica by replica in arrival order. */
 export interface LedgerHolder {
   namespace: string;
   deployment: string;
-  /** Runs of identical pods in charge order: `count` pods, each claiming `devices` ([index in the pool's devices, count]) on one node, or a whole node. */
-  runs: { count: number; devices: (readonly [number, number])[]; whole: boolean }[];
+  runs: LedgerRun[];
 }
 
 /** An InferenceCluster as the scheduler sees it. */
@@ -166,6 +181,8 @@ export interface ObservedReplica {
   source: KubeObject;
   /** Label `modelplane.ai/replica-index` as an integer; 0 when missing or not an integer. */
   index: number;
+  /** `metadata.creationTimestamp`, "" when missing: its place in a pool's arrival order (arrival.ts). */
+  created: string;
   engines: ObservedEngine[];
 }
 
@@ -217,6 +234,12 @@ export interface Candidate {
    * never recomposed from pools that cannot be read.
    */
   held?: string;
+  /**
+   * Set on a `retiring` replica that is over capacity (arrival.ts): the pool
+   * where it found no room after older replicas, so its pods are Pending; it
+   * is replaced elsewhere and goes once the replacement is Ready.
+   */
+  overCapacity?: string;
 }
 
 /**

@@ -13,15 +13,20 @@
  *      longer matching, an untolerated NoExecute taint) on a cluster that is
  *      present and Ready is `retiring` (kept at its previous spec); one whose
  *      cluster is gone (deleted or no longer selected) or not Ready goes;
+ *   2b. over capacity (arrival.ts): a current replica that is not Ready and
+ *      that its cluster's ledger marks over capacity (its pods are Pending:
+ *      concurrent schedulers took the same devices from a stale ledger)
+ *      becomes `retiring` too, so it is replaced where there is room;
  *   3. scale down: surplus current replicas go, most-loaded cluster first
  *      (ties: later cluster name, then highest index);
  *   4. retire (make before break, issue 16): retiring replicas are kept while
  *      the current spec has fewer than `replicas - maxUnavailable` Ready
  *      replicas, Ready ones first; the rest go;
  *   5. build the capacity (capacity.ts, ledger.ts): free devices per node of
- *      every pool after every replica that holds some: other deployments'
- *      as the cluster publishes them (`status.gpuPools[].used`), ours that
- *      stay (retiring ones included) from our own replicas, in our slot;
+ *      every pool after every replica that holds some, in arrival order:
+ *      other deployments' as the cluster publishes them
+ *      (`status.gpuPools[].used`), ours that stay (retiring ones included)
+ *      from our own replicas;
  *   6. fill: the missing replicas, at most `replicas + maxSurge` in all, one
  *      at a time, each on the eligible cluster with the fewest current
  *      replicas of this deployment (spread; ties by cluster name) where the
@@ -34,7 +39,8 @@
  * - One pool per engine, all engines of a replica on one cluster.
  * - Make before break: a replica is removed only when the spec asks for
  *   fewer, when enough Ready replacements exist (within maxUnavailable), or
- *   when its cluster is gone or not Ready.
+ *   when its cluster is gone or not Ready. A Ready replica is never over
+ *   capacity.
  * - Bounded surge: a call that places a new replica leaves at most
  *   `replicas + maxSurge` placed.
  * - Deterministic and order-free: clusters are sorted by name and replicas by
@@ -75,7 +81,7 @@
 import type { Capacity } from './capacity.js';
 import type { DeploymentSpec } from './deployment.js';
 import type { Fleet } from './fleet.js';
-import { ledgerCapacity, unpublishedLedger } from './ledger.js';
+import { ledgerCapacity, overCapacityIn, unpublishedLedger } from './ledger.js';
 import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
@@ -105,8 +111,10 @@ export interface ScheduleInput {
 
 /** Where a rollout stands after one call. */
 export interface RolloutState {
-  /** Replicas of the previous spec kept (`retiring`). */
+  /** Replicas kept while they are replaced (`retiring`): of the previous spec, or over capacity. */
   retiring: number;
+  /** How many of `retiring` are over capacity (arrival.ts), not of the previous spec. */
+  overCapacity: number;
   /** Replicas of the previous spec removed by this call (a Ready replacement exists, within maxUnavailable). */
   retired: number;
   /** New replicas fill was allowed to place (after the surge bound). */
@@ -150,7 +158,10 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   // Phase 2: classify.
   const byName = new Map(fleet.clusters.map((c) => [c.name, c]));
   const unnamed = fleet.unnamed > 0 ? msgUnnamedClusters(fleet.unnamed) : undefined;
-  const { current, moving } = classify(compiled.engines, byName, replicas.filter(owns), d, table, unnamed);
+  const ours = replicas.filter(owns);
+  const classified = classify(compiled.engines, byName, ours, d, table, unnamed);
+  // Phase 2b: over capacity. Only when fill may place their replacements.
+  const { current, moving } = input.fill ? displaceOverCapacity(classified, byName) : classified;
   // Phase 3: scale down.
   const survivors = scaleDown(current, d.replicas);
   // Phase 4: retire.
@@ -164,8 +175,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   if (input.fill && allowed > 0) {
     // Phase 5: capacity. Charged by identity, as the reference does: a stale duplicate
     // of a kept identity still holds its devices until it is gone (conservative).
-    const kept = new Set([...survivors, ...retiring].map((s) => identity(s.candidate.cluster, s.candidate.index)));
-    const ours = replicas.filter(owns);
+    // A replica over capacity holds nothing (arrival.ts).
+    const kept = new Set([...survivors, ...retiring].filter((s) => s.candidate.overCapacity === undefined).map((s) => identity(s.candidate.cluster, s.candidate.index)));
     const capacity = ledgerCapacity(fleet.clusters, ours, (r) => kept.has(identity(r.clusterName, r.index)), { namespace: d.namespace, deployment: d.name });
     // Phase 6: fill.
     placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
@@ -175,7 +186,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   for (const p of placed) p.role = rolling ? 'surge' : 'current';
   const candidates = [...survivors.map((s) => s.candidate), ...retiring.map((s) => s.candidate), ...placed].sort(byIdentity);
   const short = input.fill ? allowed - placed.length : 0;
-  const rollout: RolloutState = { retiring: retiring.length, retired: moving.length - keep, allowed, short, blocked: rolling && short > 0 };
+  const overCapacity = retiring.filter((s) => s.candidate.overCapacity !== undefined).length;
+  const rollout: RolloutState = { retiring: retiring.length, overCapacity, retired: moving.length - keep, allowed, short, blocked: rolling && short > 0 };
   return { kind: 'scheduled', candidates, refusals, rollout };
 }
 
@@ -259,6 +271,44 @@ function classify(
         role: 'retiring',
         ready: r.ready,
         previous: r.source,
+      },
+    });
+  }
+  return { current, moving };
+}
+
+/**
+ * Phase 2b (arrival.ts): our current replicas that are not Ready and that
+ * their cluster's ledger marks over capacity (no room after the replicas
+ * charged before them: their pods are Pending) become `retiring` (kept
+ * exactly as they run, `overCapacity` naming the pool) so that fill places
+ * a replacement where there is room; each goes once its replacement is
+ * Ready, as any replica that must move. A Ready replica is never displaced
+ * (it holds its devices), nor a held one; one the cluster has not charged
+ * yet is not judged. Linear in the ledgers of the clusters where ours run.
+ */
+function displaceOverCapacity(
+  classified: { current: Retained[]; moving: Retained[] },
+  clusters: ReadonlyMap<string, FleetCluster>,
+): { current: Retained[]; moving: Retained[] } {
+  const current: Retained[] = [];
+  const moving = [...classified.moving];
+  for (const s of classified.current) {
+    const r = s.replica;
+    const cluster = r.ready || s.candidate.held !== undefined ? undefined : clusters.get(s.candidate.cluster);
+    const pool = cluster?.ready ? overCapacityIn(cluster, r) : undefined;
+    if (pool === undefined) {
+      current.push(s);
+      continue;
+    }
+    moving.push({
+      replica: r,
+      candidate: {
+        ...s.candidate,
+        engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+        role: 'retiring',
+        previous: r.source,
+        overCapacity: pool,
       },
     });
   }

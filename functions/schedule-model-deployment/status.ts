@@ -41,6 +41,7 @@ export const REASON = {
   RollingUpdate: 'RollingUpdate',
   RolloutBlocked: 'RolloutBlocked',
   ReplicasUpToDate: 'ReplicasUpToDate',
+  OverCapacity: 'OverCapacity',
 } as const;
 
 /** Message constants. */
@@ -110,14 +111,29 @@ export function msgRolling(atSpec: number, d: Pick<DeploymentSpec, 'replicas' | 
   return `${atSpec} of ${d.replicas} replicas at the current spec; ${retiring} of the previous spec retire as replacements become Ready (maxSurge ${d.rollout.maxSurge}, maxUnavailable ${d.rollout.maxUnavailable})`;
 }
 
+/**
+ * `replica <name> on cluster <c> is over capacity in pool <p> (older replicas
+ * hold its devices, so its pods are Pending): it is replaced where there is
+ * room` (scheduling.ts phase 2b), a note in ReplicasScheduled.
+ */
+export function msgOverCapacity(name: string, cluster: string, pool: string): string {
+  return `replica ${name} on cluster ${cluster} is over capacity in pool ${pool} (older replicas hold its devices, so its pods are Pending): it is replaced where there is room`;
+}
+
+/** `<a> of <d> replicas placed where they fit; <n> over capacity go as their replacements become Ready`. */
+export function msgReplacingOverCapacity(atSpec: number, desired: number, n: number): string {
+  return `${atSpec} of ${desired} replicas placed where they fit; ${n} over capacity go as their replacements become Ready`;
+}
+
 /** MSG when nothing is in motion. */
 export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
 
 /**
  * Progressing (issue 16): False/RolloutBlocked when replicas of the previous
- * spec must be replaced and the current spec fits nowhere (they keep
- * running; the message says why per cluster); True/RollingUpdate while they
- * are being replaced; True/ReplicasUpToDate otherwise.
+ * spec (or over capacity) must be replaced and the current spec fits nowhere
+ * (they keep running; the message says why per cluster); True/RollingUpdate
+ * while replicas of the previous spec are being replaced; True/OverCapacity
+ * while only replicas over capacity are; True/ReplicasUpToDate otherwise.
  */
 export function progressingCondition(
   rollout: RolloutState,
@@ -126,11 +142,14 @@ export function progressingCondition(
   clusterCount: number,
   refusals: ReadonlyMap<string, Reason>,
 ): Condition {
+  const previous = rollout.retiring - rollout.overCapacity;
   if (rollout.blocked) {
     const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
-    return condition(TYPE_PROGRESSING, false, REASON.RolloutBlocked, `Rollout held: keeping ${plural(rollout.retiring, 'replica')} of the previous spec running; ${why}`);
+    const kept = previous > 0 ? `${plural(previous, 'replica')} of the previous spec running` : `${plural(rollout.overCapacity, 'replica')} over capacity in place`;
+    return condition(TYPE_PROGRESSING, false, REASON.RolloutBlocked, `Rollout held: keeping ${kept}; ${why}`);
   }
-  if (rollout.retiring > 0) return condition(TYPE_PROGRESSING, true, REASON.RollingUpdate, msgRolling(atSpec, d, rollout.retiring));
+  if (previous > 0) return condition(TYPE_PROGRESSING, true, REASON.RollingUpdate, msgRolling(atSpec, d, previous));
+  if (rollout.overCapacity > 0) return condition(TYPE_PROGRESSING, true, REASON.OverCapacity, msgReplacingOverCapacity(atSpec, d.replicas, rollout.overCapacity));
   return condition(TYPE_PROGRESSING, true, REASON.ReplicasUpToDate, MSG_UP_TO_DATE);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The pure parts of the dev control plane: condition merging, the per-object
  * queue and its staleness rule, the write pacer, the etcd write diff of
- * `dev quiet`, the admission policy's parameter keys, the xpkg loss check, and the certificates.
+ * `dev quiet`, the admission policy's parameter keys, the xpkg loss check, the certificates, and the
+ * simulated clusters' device scheduling (a workload is bound only when its cluster's ledger charges it).
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { admissionObjects, targetKey } from '../../cli/dev/admission.js';
 import { Pki } from '../../cli/dev/pki.js';
 import { changedFields, isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
+import { claimsDevices, ledgerVerdict } from '../../cli/dev/runtime/device-scheduler.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
+import { providerStatus } from '../../cli/plan/providers.js';
 import { firstLoss } from '../../cli/dev/xpkg.js';
 import type { KubeObject } from '../../functions/lib/function.js';
 
@@ -160,5 +163,45 @@ describe('pki', () => {
     expect(new X509Certificate(readFileSync(admin.crt)).subject).toBe('CN=admin\nO=system:masters');
     const again = await pki.leaf({ name: 'fn', cn: 'functions', ips: ['127.0.0.1'] });
     expect(readFileSync(again.crt).equals(readFileSync(fn.crt))).toBe(true);
+  });
+});
+
+describe('simulated device scheduling (device-scheduler.ts)', () => {
+  const who = { namespace: 'fleet', name: 'model-001-ab12c', deployment: 'model-001' };
+  const pools = (pods: Record<string, unknown>[]) => [{ name: 'gpu', nodes: 10, used: { nodes: 1, holders: [{ namespace: 'fleet', deployment: 'model-001', pods }] } }];
+
+  it('bound only when the ledger charges the replica and not over capacity', () => {
+    expect(ledgerVerdict(pools([{ replica: who.name, count: 1 }]), who)).toBeUndefined();
+    expect(ledgerVerdict(pools([{ replica: who.name, count: 1, overCapacity: true }]), who)).toBe('0/10 nodes of pool gpu have the devices free (its ledger: over capacity)');
+    expect(ledgerVerdict(pools([{ replica: 'model-001-other', count: 1 }]), who)).toBe('not charged by its cluster yet');
+    expect(ledgerVerdict(undefined, who)).toBe('not charged by its cluster yet');
+  });
+
+  const deployment = (claims: boolean) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    spec: { replicas: 1, template: { metadata: { labels: { 'modelplane.ai/workload': 'engine' } }, spec: claims ? { resourceClaims: [{ name: 'gpu' }] } : {} } },
+  });
+
+  it('only workloads whose pods claim devices are held', () => {
+    expect(claimsDevices(deployment(true))).toBe(true);
+    expect(claimsDevices(deployment(false))).toBe(false);
+    expect(claimsDevices({ kind: 'Service', spec: {} })).toBe(false);
+  });
+
+  it('a Pending workload: no replica available, Available False, its Object not Ready, saying why', () => {
+    const obj = { apiVersion: 'kubernetes.m.crossplane.io/v1alpha1', kind: 'Object', metadata: { name: 'w', namespace: 'fleet' }, spec: { forProvider: { manifest: deployment(true) } } };
+    const status = providerStatus(obj as KubeObject, { address: () => '198.51.100.1', pending: () => 'not charged by its cluster yet' });
+    const message = 'pods Pending: not charged by its cluster yet (simulated scheduler)';
+    expect(status['conditions']).toEqual([{ lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'Unavailable', status: 'False', type: 'Ready', message }]);
+    expect((status['atProvider'] as { manifest: { status: unknown } }).manifest.status).toEqual({
+      replicas: 1,
+      readyReplicas: 0,
+      availableReplicas: 0,
+      unavailableReplicas: 1,
+      conditions: [{ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message, lastTransitionTime: '2024-01-01T00:00:00Z' }],
+    });
+    const bound = providerStatus(obj as KubeObject, { address: () => '198.51.100.1', pending: () => undefined });
+    expect((bound['conditions'] as { status: string }[]).map((c) => c.status)).toEqual(['True', 'True']);
   });
 });

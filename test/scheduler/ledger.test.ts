@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import { ledgerCapacity, ledgerProblem } from '../../functions/schedule-model-deployment/ledger.js';
+import { ledgerCapacity, ledgerProblem, overCapacityIn } from '../../functions/schedule-model-deployment/ledger.js';
 import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
 import { msgNoLedger } from '../../functions/schedule-model-deployment/scheduling.js';
@@ -36,7 +36,10 @@ describe('the ledger charges what every replica of the fleet charged', () => {
       const owns = (x: (typeof replicas)[number]) => x.namespace === d.namespace && x.deployment === d.name;
       const before = buildCapacity(readFleet(clusters).clusters, replicas, () => true);
       const fleet = readFleet(withLedgers(clusters, replicas.map((x) => x.source))).clusters;
-      const now = ledgerCapacity(fleet, replicas.filter(owns), () => true, { namespace: d.namespace, deployment: d.name });
+      // Ours the cluster judged over capacity hold nothing, as the scheduler charges them (scheduling.ts phase 5).
+      const byName = new Map(fleet.map((c) => [c.name, c]));
+      const fits = (x: (typeof replicas)[number]) => byName.get(x.clusterName) === undefined || overCapacityIn(byName.get(x.clusterName)!, x) === undefined;
+      const now = ledgerCapacity(fleet, replicas.filter(owns), fits, { namespace: d.namespace, deployment: d.name });
       for (const [name, caps] of before) {
         caps.forEach((cap, i) => {
           pools++;
@@ -66,12 +69,45 @@ describe('what an InferenceCluster publishes (compose-inference-cluster/usage.ts
         nodes: 2,
         devices: [{ name: 'gpu', count: 13 }],
         holders: [
-          { namespace: NS, deployment: 'aa', pods: [{ count: 3, devices: [{ name: 'gpu', count: 3 }] }] },
-          { namespace: NS, deployment: 'zz', pods: [{ count: 1, devices: [{ name: 'gpu', count: 4 }] }] },
+          {
+            namespace: NS,
+            deployment: 'aa',
+            pods: [
+              { replica: 'aa-1', count: 2, devices: [{ name: 'gpu', count: 3 }] },
+              { replica: 'aa-2', count: 1, devices: [{ name: 'gpu', count: 3 }] },
+            ],
+          },
+          { namespace: NS, deployment: 'zz', pods: [{ replica: 'zz-1', count: 1, devices: [{ name: 'gpu', count: 4 }] }] },
         ],
       },
       { nodes: 0, devices: [], holders: [] },
     ]);
+  });
+
+  it('arrival order: oldest first; a replica that is not Ready and finds no room is over capacity and holds nothing', () => {
+    const at = (r: ReturnType<typeof onH100>, t: string, ready?: boolean) => {
+      r.metadata!.creationTimestamp = t;
+      if (ready !== undefined) r['status'] = { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'Available' : 'Creating' }] };
+      return r;
+    };
+    // Two nodes of 8: a (older, 8 GPUs: one node), then b and c at the same second, ordered by name: b takes the second node, c finds none.
+    const replicas = [at(onH100('c-1', 'cc', 8), '2026-12-03T10:00:05Z', false), at(onH100('b-1', 'bb', 8), '2026-12-03T10:00:05Z', false), at(onH100('a-1', 'aa', 8), '2026-12-03T10:00:01Z', false)];
+    const [used] = withUsage(pools, { state: 'present', items: replicas }, a, cluster(a)).map((p) => p['used']);
+    const held = (name: string, t: string, over?: true) => ({ replica: name, count: 1, devices: [{ name: 'gpu', count: 8 }], placed: t, ...(over ? { overCapacity: true } : {}) });
+    expect(used).toEqual({
+      nodes: 2,
+      devices: [{ name: 'gpu', count: 16 }],
+      holders: [
+        { namespace: NS, deployment: 'aa', pods: [held('a-1', '2026-12-03T10:00:01Z')] },
+        { namespace: NS, deployment: 'bb', pods: [held('b-1', '2026-12-03T10:00:05Z')] },
+        { namespace: NS, deployment: 'cc', pods: [held('c-1', '2026-12-03T10:00:05Z', true)] },
+      ],
+    });
+    // A Ready replica holds its devices whatever its place: c runs, so the pool is overcommitted and b (not Ready) is the one over capacity.
+    replicas[0] = at(replicas[0]!, '2026-12-03T10:00:05Z', true);
+    const [again] = withUsage(pools, { state: 'present', items: replicas }, a, cluster(a)).map((p) => p['used'] as { nodes: number; holders: { pods: { overCapacity?: boolean }[] }[] });
+    expect(again!.holders.map((h) => h.pods[0]!.overCapacity ?? false)).toEqual([false, true, false]);
+    expect(again!.nodes).toBe(2);
   });
 
   it('no replicas: zero usage; not fetched yet: the ledger already published is kept, none is invented', () => {
@@ -108,6 +144,47 @@ describe('the scheduler over ledgers', () => {
     expect(out.conditions[0]?.message).toBe('1 of 2 replicas scheduled; 1 cluster: 1 pool default: needs 1 gpu on one node, 0 free');
   });
 
+  it('ours over capacity (not Ready, no room after older replicas) is replaced elsewhere and goes once the replacement is Ready', () => {
+    const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
+    older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
+    const ours = replica(a, 1, { name: 'my-model-a-1', ready: false });
+    ours.metadata!.creationTimestamp = '2026-12-03T10:00:04Z';
+    // cluster-a has one node, and the other deployment's replica came first.
+    const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
+    const required = { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] };
+    const out = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours }, required }));
+    expect(Object.keys(out.resources).sort()).toEqual(['replica-cluster-a-1', 'replica-cluster-b-0']);
+    const { creationTimestamp: _t, ...meta } = ours.metadata!;
+    expect(out.resources['replica-cluster-a-1']!.resource).toEqual({ ...(({ status: _s, ...rest }) => rest)(structuredClone(ours)), metadata: meta });
+    expect(out.conditions[0]?.message).toBe(
+      'Scheduled 1 of 1 replicas; replica my-model-609c5 on cluster cluster-a is over capacity in pool default (older replicas hold its devices, so its pods are Pending): it is replaced where there is room',
+    );
+    expect(out.conditions.find((c) => c.type === 'Progressing')).toEqual({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'OverCapacity',
+      message: '1 of 1 replicas placed where they fit; 1 over capacity go as their replacements become Ready',
+    });
+    expect(out.conditions.find((c) => c.type === 'ReplicasReady')?.status).toBe('False');
+    // The replacement is Ready: the one over capacity goes.
+    const replacement = { ...structuredClone(out.resources['replica-cluster-b-0']!.resource), status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] } };
+    const after = { clusters: withLedgers(one, [older, ours, replacement]), 'own-replicas': [ours, replacement] };
+    const done = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours, 'replica-cluster-b-0': replacement }, required: after }));
+    expect(Object.keys(done.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-b-0']);
+  });
+
+  it('a Ready replica is never over capacity, whatever the ledger says', () => {
+    const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
+    older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
+    const ours = replica(a, 1, { name: 'my-model-a-1', ready: true });
+    ours.metadata!.creationTimestamp = '2026-12-03T10:00:09Z';
+    const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
+    const out = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours }, required: { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] } }));
+    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-1', 'replica-cluster-a-1']);
+    expect(out.conditions.find((c) => c.type === 'ReplicasReady')?.status).toBe('True');
+    expect(out.conditions.find((c) => c.type === 'Progressing')?.reason).toBe('ReplicasUpToDate');
+  });
+
   it('a cluster that has not published its ledger takes no new replica, and ours there stay', () => {
     const ours = replica(a, 0, { name: 'my-model-a-0', ready: true });
     const unpublished = [cluster(a), cluster(b)];
@@ -140,5 +217,7 @@ describe('the scheduler over ledgers', () => {
     expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 0 }] }] })).toBe('.holders[0].pods[0].count: expected an integer >= 1');
     expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 1, wholeNode: 'yes' }] }] })).toBe('.holders[0].pods[0].wholeNode: expected a boolean');
     expect(ledgerProblem({ nodes: 0, devices: [{ name: 'gpu' }] })).toBe('.devices[0].count: expected an integer >= 0');
+    expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 1, overCapacity: 1 }] }] })).toBe('.holders[0].pods[0].overCapacity: expected a boolean');
+    expect(ledgerProblem({ nodes: 0, holders: [{ namespace: NS, deployment: 'x', pods: [{ count: 1, placed: 5 }] }] })).toBe('.holders[0].pods[0].placed: expected a string');
   });
 });

@@ -2,7 +2,8 @@
  * Property tests of the scheduler's invariants (scheduling.ts header) over
  * seeded random fleets (random-fleet.ts), CASES seeds per property:
  * - no pool is ever overcommitted by a new placement (devices per node,
- *   whole nodes for gang pods and exclusive classes);
+ *   whole nodes for gang pods and exclusive classes; a replica over capacity
+ *   holds nothing);
  * - make before break: a replica goes only when fewer are asked, a Ready
  *   replacement exists (within maxUnavailable) or its cluster is gone or not
  *   Ready; a call that places a new replica leaves at most replicas + maxSurge;
@@ -72,7 +73,13 @@ describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
       const out = run(w);
       const fleet = readFleet(w.clusters);
       const all = readReplicas(w.replicas);
-      const kept = new Set(out.candidates.filter((c) => c.retained).map((c) => `${c.cluster}/${c.index}`));
+      // Over capacity (arrival.ts) holds nothing: ours the call displaced, others their cluster's ledger marks.
+      const kept = new Set(out.candidates.filter((c) => c.retained && c.overCapacity === undefined).map((c) => `${c.cluster}/${c.index}`));
+      const pending = new Set(
+        readFleet(withLedgers(w.clusters, w.replicas)).clusters.flatMap((c) =>
+          c.pools.flatMap((p) => (p.used?.holders ?? []).flatMap((h) => h.runs.filter((x) => x.overCapacity).map((x) => `${h.namespace}/${x.replica}`))),
+        ),
+      );
       // Per (cluster/pool): devices held per device entry, and whole nodes held.
       const held = new Map<string, { devices: number[]; whole: number }>();
       const at = (c: string, p: Pool) => {
@@ -85,7 +92,7 @@ describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
       // identity was kept (two of ours colliding on one identity are both counted).
       for (const r of all) {
         const ours = r.namespace === 'ml-team' && r.deployment === 'my-model';
-        if (ours && !kept.has(`${r.clusterName}/${r.index}`)) continue;
+        if (ours ? !kept.has(`${r.clusterName}/${r.index}`) : pending.has(`${r.namespace}/${r.name}`)) continue;
         for (const e of r.engines) {
           for (const m of e.members) {
             const p = poolOf(r.clusterName, m.nodePoolName);

@@ -113,5 +113,7 @@ export function randomReplicas(r: Rand, clusters: readonly KubeObject[], dep: Ku
     else if (r.chance(0.8)) out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, engines: shaped, ready: r.chance(0.6) }));
     else out.push(replica(c, r.int(0, 3), { name: `my-model-${i}`, pool: p, ready: r.chance(0.6) }));
   }
+  // Arrival order (arrival.ts): most replicas carry a creation time, some share one, a few have none.
+  for (const o of out) if (r.chance(0.8)) o.metadata!.creationTimestamp = `2026-01-01T00:00:0${r.int(0, 4)}Z`;
   return out;
 }

@@ -11,7 +11,11 @@
  * real provider then leaves them alone and reports Synced=False
  * ReconcilePaused, which is true; its controller ignores status-only
  * changes) and given Ready and the status the cluster would report; their
- * finalizers are removed on deletion. Objects that target a real cluster
+ * finalizers are removed on deletion. An engine workload whose devices are
+ * not free on its cluster (its replica over capacity in the cluster's
+ * ledger, or not charged there yet: device-scheduler.ts) is reported with
+ * its pods Pending and its Object not Ready, as a real cluster's scheduler
+ * would leave it, until the ledger says it is bound. Objects that target a real cluster
  * are the real provider's.
  *
  * provider-helm cannot run here (its module and every chart are out of
@@ -25,12 +29,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
-import { connectionSecret, providerStatus } from '../../plan/providers.js';
+import { connectionSecret, type ProviderContext, providerStatus } from '../../plan/providers.js';
 import { groupOf } from '../../plan/store.js';
 import type { Kube, KindInformer } from '../kube.js';
 import { chartCrds } from '../packages.js';
 import type { Addresses } from './addresses.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';
+import { DeviceScheduler } from './device-scheduler.js';
 import { controllerOf, ObjectQueue, objectKey, Pacer } from './queue.js';
 import { SIMULATED_TARGETS, targetKey } from '../admission.js';
 import type { Targets } from './targets.js';
@@ -72,19 +77,26 @@ export class ManagedSimulator {
   private readonly listed = new Set<string>();
   private stopped = false;
   private timer?: NodeJS.Timeout;
+  /** Objects whose engine workload is Pending for its devices (device-scheduler.ts). */
+  private readonly pendingWorkloads = new Set<string>();
+  private readonly devices: DeviceScheduler;
 
   constructor(
     private readonly kube: Kube,
     private readonly opts: ManagedOptions,
-  ) {}
+  ) {
+    this.devices = new DeviceScheduler(kube, () => this.requeuePending());
+  }
 
   async start(): Promise<void> {
+    this.devices.start();
     this.crdInformer = await this.kube.informer('apiextensions.k8s.io/v1', 'CustomResourceDefinition', (crd) => void this.watchKind(crd));
     // Objects and Releases wait for their ProviderConfig and kubeconfig Secret: look again every 3 s at those that wait.
     this.timer = setInterval(() => {
       for (const inf of this.informers.values()) {
         for (const o of inf.list()) if (this.waiting.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
       }
+      this.requeuePending();
     }, 3000);
   }
 
@@ -92,6 +104,7 @@ export class ManagedSimulator {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.crdInformer?.stop();
+    await this.devices.stop();
     for (const i of this.informers.values()) await i.stop();
   }
 
@@ -239,9 +252,26 @@ export class ManagedSimulator {
     this.opts.log(`chart ${chart}: namespace ${forProvider.namespace} and ${crds.length} CRD(s) on ${target.server} (simulated provider-helm)`);
   }
 
-  /** Addresses of simulated clusters' load balancers come from the workload pool. */
-  private context() {
-    return { address: (owner: string) => this.opts.addresses.address('workload', owner) };
+  /** Addresses of simulated clusters' load balancers come from the workload pool; device scheduling from the ledgers. */
+  private context(): ProviderContext {
+    return {
+      address: (owner: string) => this.opts.addresses.address('workload', owner),
+      pending: (obj: KubeObject) => {
+        const why = this.devices.pending(obj);
+        // Looked at again when a cluster's ledger changes, and on the 3-s tick.
+        if (why !== undefined) this.pendingWorkloads.add(objectKey(obj));
+        else this.pendingWorkloads.delete(objectKey(obj));
+        return why;
+      },
+    };
+  }
+
+  /** Re-reconciles the Objects whose workloads were Pending (a ledger changed). */
+  private requeuePending(): void {
+    if (this.pendingWorkloads.size === 0) return;
+    for (const inf of this.informers.values()) {
+      for (const o of inf.list()) if (this.pendingWorkloads.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
+    }
   }
 
   /**

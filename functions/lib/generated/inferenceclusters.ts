@@ -508,6 +508,12 @@ export const InferenceClusterStatusGpuPoolUsedDeviceSchema = z.strictObject({
 });
 
 export interface InferenceClusterStatusGpuPoolUsedHolderPod {
+  /** The ModelReplica these pods belong to. */
+  replica?: string;
+  /** The replica's creationTimestamp, its place in the arrival order. */
+  placed?: string;
+  /** The replica is not Ready and found no room after the replicas charged before it: its pods are Pending and hold nothing, and its deployment re-places it elsewhere. */
+  overCapacity?: boolean;
   /**
    * Pods in this run.
    * Constraints: minimum 1.
@@ -524,6 +530,9 @@ export interface InferenceClusterStatusGpuPoolUsedHolderPod {
 
 /** zod schema of {@link InferenceClusterStatusGpuPoolUsedHolderPod}. */
 export const InferenceClusterStatusGpuPoolUsedHolderPodSchema = z.strictObject({
+  replica: z.string().optional(),
+  placed: z.string().optional(),
+  overCapacity: z.boolean().optional(),
   count: z.number().int().min(1),
   wholeNode: z.boolean().optional(),
   devices: z.array(InferenceClusterStatusGpuPoolUsedDeviceSchema).max(16).optional(),
@@ -532,7 +541,7 @@ export const InferenceClusterStatusGpuPoolUsedHolderPodSchema = z.strictObject({
 export interface InferenceClusterStatusGpuPoolUsedHolder {
   namespace: string;
   deployment: string;
-  /** Runs of identical pods, in charge order. */
+  /** Runs of identical pods of one replica, replica by replica in arrival order. */
   pods: InferenceClusterStatusGpuPoolUsedHolderPod[];
 }
 
@@ -555,7 +564,7 @@ export interface InferenceClusterStatusGpuPoolUsed {
    * Constraints: maxItems 16, list-map keyed by name.
    */
   devices?: InferenceClusterStatusGpuPoolUsedDevice[];
-  /** Who holds the claimed devices: one entry per owning ModelDeployment (namespace, label modelplane.ai/deployment), sorted, with its claiming pods in the order they are charged. A deployment's scheduler replaces its own entry with its own replicas and charges the others from here. */
+  /** Who holds the claimed devices: one entry per owning ModelDeployment (namespace, label modelplane.ai/deployment), sorted, with its claiming pods replica by replica. Ready replicas are charged first, then the others oldest first; one that does not fit is over capacity. A deployment's scheduler replaces its own entry with its own replicas and charges the others from here. */
   holders?: InferenceClusterStatusGpuPoolUsedHolder[];
 }
 
