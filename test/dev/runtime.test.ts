@@ -13,7 +13,7 @@ import { admissionObjects, targetKey } from '../../cli/dev/admission.js';
 import { Pki } from '../../cli/dev/pki.js';
 import { changedFields, isHousekeeping, writesBetween } from '../../cli/dev/quiet.js';
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
-import { claimsDevices, ledgerVerdict } from '../../cli/dev/runtime/device-scheduler.js';
+import { claimsDevices, ledgerVerdict, owningReplica } from '../../cli/dev/runtime/device-scheduler.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
 import { providerStatus } from '../../cli/plan/providers.js';
 import { firstLoss } from '../../cli/dev/xpkg.js';
@@ -181,6 +181,22 @@ describe('simulated device scheduling (device-scheduler.ts)', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     spec: { replicas: 1, template: { metadata: { labels: { 'modelplane.ai/workload': 'engine' } }, spec: claims ? { resourceClaims: [{ name: 'gpu' }] } : {} } },
+  });
+
+  it('the replica of an Object is its controller reference, not the root named by crossplane.io/composite', () => {
+    const obj = {
+      apiVersion: 'kubernetes.m.crossplane.io/v1alpha1',
+      kind: 'Object',
+      metadata: {
+        labels: { 'crossplane.io/composite': 'model-001' },
+        ownerReferences: [
+          { kind: 'ModelReplica', name: 'not-controller' },
+          { kind: 'ModelReplica', name: who.name, controller: true },
+        ],
+      },
+    };
+    expect(owningReplica(obj as KubeObject)).toBe(who.name);
+    expect(owningReplica({ apiVersion: 'v1', kind: 'Object', metadata: {} })).toBe('');
   });
 
   it('only workloads whose pods claim devices are held', () => {

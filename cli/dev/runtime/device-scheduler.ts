@@ -6,8 +6,8 @@
  * is taken from the InferenceCluster's capacity ledger
  * (`status.gpuPools[].used`), which charges the replicas on the cluster as
  * its scheduler binds pods: Ready ones first, then the others oldest first,
- * and marks a replica that finds no room `overCapacity` (docs: the capacity
- * ledger; functions/schedule-model-deployment/arrival.ts).
+ * and marks a replica that finds no room `overCapacity` (README: Capacity
+ * across deployments; functions/schedule-model-deployment/arrival.ts).
  *
  * An engine workload (a Deployment or LeaderWorkerSet of a ModelReplica
  * whose pods claim devices, `resourceClaims`) is:
@@ -22,7 +22,6 @@ import type { JsonObject, KubeObject } from '../../../functions/lib/function.js'
 import type { Kube, KindInformer } from '../kube.js';
 
 const API = 'modelplane.ai/v1alpha1';
-const COMPOSITE_LABEL = 'crossplane.io/composite';
 
 function podSpecs(manifest: JsonObject): JsonObject[] {
   const spec = (manifest['spec'] ?? {}) as JsonObject;
@@ -38,6 +37,16 @@ export function claimsDevices(manifest: JsonObject): boolean {
   const kind = manifest['kind'];
   if (kind !== 'Deployment' && kind !== 'LeaderWorkerSet') return false;
   return podSpecs(manifest).some((s) => Array.isArray(s['resourceClaims']) && (s['resourceClaims'] as unknown[]).length > 0);
+}
+
+/**
+ * The ModelReplica that composed `obj`: its controller reference's name, ""
+ * when it has none (the label crossplane.io/composite names the root XR of
+ * the tree, the ModelDeployment, not the replica).
+ */
+export function owningReplica(obj: KubeObject): string {
+  const owners = (obj.metadata?.['ownerReferences'] ?? []) as { kind?: string; name?: string; controller?: boolean }[];
+  return (Array.isArray(owners) ? owners : []).find((o) => o?.controller === true && o.kind === 'ModelReplica')?.name ?? '';
 }
 
 /**
@@ -109,7 +118,7 @@ export class DeviceScheduler {
     const manifest = ((obj['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined)?.['manifest'] as JsonObject | undefined;
     if (manifest === undefined || !claimsDevices(manifest) || this.replicas === undefined || this.clusters === undefined) return undefined;
     const namespace = obj.metadata?.namespace ?? '';
-    const name = obj.metadata?.labels?.[COMPOSITE_LABEL] ?? '';
+    const name = owningReplica(obj);
     const replica = this.replicas.get(name, namespace) as KubeObject | undefined;
     if (replica === undefined) return 'its ModelReplica is not known yet';
     const clusterName = String((replica['spec'] as JsonObject | undefined)?.['clusterName'] ?? '');
