@@ -27,6 +27,9 @@
  *      other deployments' as the cluster publishes them
  *      (`status.gpuPools[].used`), ours that stay (retiring ones included)
  *      from our own replicas;
+ *   5b. reserve (reservations.ts): when ours wait over capacity, room for
+ *      the other deployments' replicas ahead of them in that pool's queue,
+ *      so a burst that lost one pool spreads instead of moving as one;
  *   6. fill: the missing replicas, at most `replicas + maxSurge` in all, one
  *      at a time, each on the eligible cluster with the fewest current
  *      replicas of this deployment (spread; ties by cluster name) where the
@@ -86,6 +89,7 @@ import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
 import { toCelDevice } from '../lib/cel/index.js';
+import { reserveAhead } from './reservations.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { formatTaint, untolerated } from './taints.js';
 
@@ -178,6 +182,12 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
     // A replica over capacity holds nothing (arrival.ts).
     const kept = new Set([...survivors, ...retiring].filter((s) => s.candidate.overCapacity === undefined).map((s) => identity(s.candidate.cluster, s.candidate.index)));
     const capacity = ledgerCapacity(fleet.clusters, ours, (r) => kept.has(identity(r.clusterName, r.index)), { namespace: d.namespace, deployment: d.name });
+    // Phase 5b: room for the replicas ahead of ours in an over-capacity queue (reservations.ts).
+    const waiting = retiring.flatMap((s) => (s.candidate.overCapacity === undefined ? [] : [{ cluster: s.candidate.cluster, pool: s.candidate.overCapacity, replica: s.replica.name }]));
+    if (waiting.length > 0) {
+      const eligible = (c: FleetCluster) => ineligible(c, d) === undefined && input.admits?.(c) === undefined;
+      reserveAhead(waiting, fleet.clusters, eligible, capacity, { namespace: d.namespace, deployment: d.name });
+    }
     // Phase 6: fill.
     placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
   }

@@ -173,6 +173,26 @@ describe('the scheduler over ledgers', () => {
     expect(Object.keys(done.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-b-0']);
   });
 
+  it('a burst that lost one pool spreads: room is kept for the replicas ahead in its queue (reservations.ts)', () => {
+    const at = (r: ReturnType<typeof replica>, t: string) => {
+      r.metadata!.creationTimestamp = t;
+      return r;
+    };
+    const running = at(replica(a, 0, { deployment: 'x', name: 'x-a-0', ready: true }), '2026-12-03T10:00:00Z');
+    const ahead = at(replica(a, 1, { deployment: 'other', name: 'other-a-1', ready: false }), '2026-12-03T10:00:01Z');
+    const ours = at(replica(a, 2, { name: 'my-model-a-2', ready: false }), '2026-12-03T10:00:02Z');
+    const one = (n: string) => cluster(n, { pools: [pool('default', { nodes: 1 })] });
+    const fleet = withLedgers([one(a), one(b), one('cluster-c')], [running, ahead, ours]);
+    const out = compose(request(deployment(), { observed: { 'replica-cluster-a-2': ours }, required: { clusters: fleet, 'own-replicas': [ours] } }));
+    // other-a-1 is ahead of ours in cluster-a's queue: cluster-b is left to it, ours goes to cluster-c.
+    expect(Object.keys(out.resources).sort()).toEqual(['replica-cluster-a-2', 'replica-cluster-c-0']);
+    // The one ahead is not reserved for by itself: it takes cluster-b.
+    const theirs = compose(
+      request(deployment({ name: 'other' }), { observed: { 'replica-cluster-a-1': ahead }, required: { clusters: fleet, 'own-replicas': [ahead] } }),
+    );
+    expect(Object.keys(theirs.resources).sort()).toEqual(['replica-cluster-a-1', 'replica-cluster-b-0']);
+  });
+
   it('a Ready replica is never over capacity, whatever the ledger says', () => {
     const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
     older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
