@@ -76,6 +76,7 @@
  * - spec.replicas 0 is ScaledToZero and the XR is Ready (item 6);
  * - the InvalidNodeSelector message names the selector's field path.
  */
+import { msgUntracked, untrackedReplicas } from './orphans.js';
 import { readyOnlyIfServing } from '../lib/ready.js';
 import {
   type ComposeRequest,
@@ -267,6 +268,13 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
       result.results.push(warning(message));
       readyNotes.push(message);
     }
+  }
+
+  // Replicas core lost track of are handed back to it (orphans.ts).
+  const own0 = own.state === 'present' ? own.items : [];
+  for (const { key, replica } of untrackedReplicas(own0, req.observed, new Set(Object.keys(result.resources)), req.composite.metadata?.uid)) {
+    result.resources[key] = { resource: asRunning(replica) };
+    result.results.push(warning(msgUntracked(replica.metadata?.name ?? '', key)));
   }
 
   // Status, conditions, events (model-side.md §2.4).

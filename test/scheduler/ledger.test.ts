@@ -193,6 +193,29 @@ describe('the scheduler over ledgers', () => {
     expect(Object.keys(theirs.resources).sort()).toEqual(['replica-cluster-a-1', 'replica-cluster-b-0']);
   });
 
+  it('a replica Crossplane lost track of (required, not observed) is composed once more under its key, so that core tracks and removes it', () => {
+    const xr = deployment();
+    xr.metadata!.uid = 'uid-of-the-xr';
+    const running = replica(a, 0, { name: 'my-model-a-0', ready: true });
+    const lost = replica(b, 0, { name: 'my-model-b-0', ready: false });
+    lost.metadata!.annotations = { 'crossplane.io/composition-resource-name': 'replica-cluster-b-0' };
+    lost.metadata!['ownerReferences'] = [{ apiVersion: API, kind: 'ModelDeployment', name: DEP, uid: 'uid-of-the-xr', controller: true }];
+    const required = { clusters: withLedgers([cluster(a), cluster(b)], [running, lost]), 'own-replicas': [running, lost] };
+    const out = compose(request(xr, { observed: { 'replica-cluster-a-0': running }, required }));
+    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(out.resources['replica-cluster-b-0']!.resource).toEqual({ apiVersion: API, kind: 'ModelReplica', metadata: { name: 'my-model-b-0', namespace: NS, labels: lost.metadata!.labels }, spec: lost['spec'] });
+    expect(out.results.map((r) => r.message)).toContain(
+      "replica my-model-b-0 is not in this ModelDeployment's resourceRefs (Crossplane lost track of it): composed once more under replica-cluster-b-0 so that it is tracked, and removed if not needed",
+    );
+    // Once observed again, it is not wanted: it is dropped, and core deletes it.
+    const again = compose(request(xr, { observed: { 'replica-cluster-a-0': running, 'replica-cluster-b-0': lost }, required }));
+    expect(Object.keys(again.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    // Another controller's replica, or one being deleted, is left alone.
+    const foreign = { ...lost, metadata: { ...lost.metadata!, ownerReferences: [{ uid: 'another', controller: true }] } };
+    const other = compose(request(xr, { observed: { 'replica-cluster-a-0': running }, required: { ...required, 'own-replicas': [running, foreign] } }));
+    expect(Object.keys(other.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+  });
+
   it('a Ready replica is never over capacity, whatever the ledger says', () => {
     const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
     older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
