@@ -37,7 +37,8 @@ export function afterFixedTime(seconds: number): string {
   return new Date(Date.parse(FIXED_TIME) + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function podTemplates(manifest: KubeObject): JsonObject[] {
+/** The pod templates of a workload manifest: a LeaderWorkerSet's leader and worker, else `spec.template`. */
+export function podTemplates(manifest: KubeObject): JsonObject[] {
   const spec = (manifest['spec'] ?? {}) as JsonObject;
   if (manifest.kind === 'LeaderWorkerSet') {
     const lwt = (spec['leaderWorkerTemplate'] ?? {}) as JsonObject;

@@ -211,7 +211,8 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   const fleet = readFleet(clusters.items);
-  const replicas = fleetReplicas(own.state === 'present' ? own.items : [], req.observed, d);
+  const ownItems = own.state === 'present' ? own.items : [];
+  const replicas = fleetReplicas(ownItems, req.observed, d);
   const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
@@ -271,8 +272,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   // Replicas core lost track of are handed back to it (orphans.ts).
-  const own0 = own.state === 'present' ? own.items : [];
-  for (const { key, replica } of untrackedReplicas(own0, req.observed, new Set(Object.keys(result.resources)), req.composite.metadata?.uid)) {
+  for (const { key, replica } of untrackedReplicas(ownItems, req.observed, new Set(Object.keys(result.resources)), req.composite.metadata?.uid)) {
     result.resources[key] = { resource: asRunning(replica) };
     result.results.push(warning(msgUntracked(replica.metadata?.name ?? '', key)));
   }

@@ -94,9 +94,9 @@ function replicaSlot(pool: Pool, r: ObservedReplica): { slot: Slot; runs: Ledger
 /**
  * A published holder's slots, one per replica (consecutive runs naming the
  * same replica and time): charged as the cluster decided, its over-capacity
- * runs skipped.
+ * runs skipped (`skip`).
  */
-function publishedSlots(h: LedgerHolder): Slot[] {
+export function publishedSlots(h: LedgerHolder): Slot[] {
   const slots: Slot[] = [];
   let last: { replica: string | undefined; placed: string | undefined; over: boolean } | undefined;
   for (const run of h.runs) {

@@ -23,6 +23,7 @@
  */
 import { compareSlots, type Slot } from './arrival.js';
 import type { Capacity, PodDemand } from './capacity.js';
+import { publishedSlots } from './ledger.js';
 import type { FleetCluster, Pool } from './model.js';
 
 /** One of our replicas over capacity: where it waits. */
@@ -33,45 +34,26 @@ export interface Waiting {
   replica: string;
 }
 
-/** A queued replica: its slot, and its pods as [device name, count] demands. */
-interface Queued {
-  slot: Slot;
-  pods: { devices: [string, number][]; whole: boolean }[];
+/** The over-capacity replicas of `pool`, as the cluster published them, in arrival order. */
+function queueOf(pool: Pool): Slot[] {
+  return (pool.used?.holders ?? [])
+    .flatMap(publishedSlots)
+    .filter((s) => s.mode === 'skip')
+    .sort(compareSlots);
 }
 
-/** The over-capacity replicas of `pool` in arrival order. */
-function queueOf(pool: Pool): Queued[] {
-  const out: Queued[] = [];
-  const name = (i: number) => pool.devices[i]?.name ?? '';
-  for (const h of pool.used?.holders ?? []) {
-    let last: Queued | undefined;
-    for (const run of h.runs) {
-      if (run.overCapacity !== true) {
-        last = undefined;
-        continue;
-      }
-      if (last === undefined || last.slot.replica !== (run.replica ?? '')) {
-        last = { slot: { placed: run.placed ?? '', namespace: h.namespace, deployment: h.deployment, replica: run.replica ?? '', pods: [], mode: 'fit' }, pods: [] };
-        out.push(last);
-      }
-      const devices = run.devices.map(([i, n]) => [name(i), n] as [string, number]);
-      for (let k = 0; k < run.count; k++) last.pods.push({ devices, whole: run.whole });
-    }
-  }
-  return out.sort((a, b) => compareSlots(a.slot, b.slot));
-}
-
-/** `pods` against `pool`'s devices by name; undefined when a device is not there. */
-function demandsOn(pool: Pool, pods: Queued['pods']): PodDemand[] | undefined {
+/** `pods` (device indices of pool `from`) against `to`'s devices, by name; undefined when a device is not there. */
+function demandsOn(from: Pool, to: Pool, pods: readonly PodDemand[]): PodDemand[] | undefined {
   const out: PodDemand[] = [];
   for (const p of pods) {
     const devices: [number, number][] = [];
-    for (const [name, n] of p.devices) {
-      const i = pool.devices.findIndex((d) => d.name === name && (d.claim ?? 'DRA') === 'DRA');
-      if (i < 0) return undefined;
-      devices.push([i, n]);
+    for (const [i, n] of p.devices) {
+      const name = from.devices[i]?.name;
+      const at = to.devices.findIndex((d) => d.name === name && (d.claim ?? 'DRA') === 'DRA');
+      if (at < 0) return undefined;
+      devices.push([at, n]);
     }
-    out.push({ devices, whole: p.whole || pool.exclusive });
+    out.push({ devices, whole: p.whole || to.exclusive });
   }
   return out;
 }
@@ -96,23 +78,31 @@ export function reserveAhead(
     const pool = byName.get(w.cluster)?.pools.find((p) => p.name === w.pool);
     if (pool === undefined) continue;
     const queue = queueOf(pool);
-    const at = queue.findIndex((q) => q.slot.namespace === self.namespace && q.slot.deployment === self.deployment && q.slot.replica === w.replica);
+    const ourOwn = (q: Slot) => q.namespace === self.namespace && q.deployment === self.deployment;
+    const at = queue.findIndex((q) => ourOwn(q) && q.replica === w.replica);
     for (const q of queue.slice(0, Math.max(0, at))) {
-      const key = `${q.slot.namespace}\u0000${q.slot.deployment}\u0000${q.slot.replica}`;
-      if (seen.has(key) || (q.slot.namespace === self.namespace && q.slot.deployment === self.deployment)) continue;
+      const key = `${q.namespace}\u0000${q.deployment}\u0000${q.replica}`;
+      if (seen.has(key) || ourOwn(q)) continue;
       seen.add(key);
-      if (placeGuess(q, w.cluster, clusters, eligible, capacity)) reserved++;
+      if (placeGuess(q, pool, w.cluster, clusters, eligible, capacity)) reserved++;
     }
   }
   return reserved;
 }
 
-function placeGuess(q: Queued, from: string, clusters: readonly FleetCluster[], eligible: (c: FleetCluster) => boolean, capacity: Capacity): boolean {
+function placeGuess(
+  q: Slot,
+  pool: Pool,
+  from: string,
+  clusters: readonly FleetCluster[],
+  eligible: (c: FleetCluster) => boolean,
+  capacity: Capacity,
+): boolean {
   for (const c of clusters) {
     if (c.name === from || !eligible(c)) continue;
     const caps = capacity.get(c.name) ?? [];
     for (const cap of caps) {
-      const pods = demandsOn(cap.pool, q.pods);
+      const pods = demandsOn(pool, cap.pool, q.pods);
       if (pods !== undefined && cap.place(pods) !== undefined) return true;
     }
   }

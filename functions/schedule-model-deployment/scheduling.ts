@@ -276,7 +276,7 @@ function classify(
         cluster: cluster.name,
         index: r.index,
         gatewayAddress: cluster.gatewayAddress,
-        engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+        engines: stampedEngines(r),
         retained: true,
         role: 'retiring',
         ready: r.ready,
@@ -315,7 +315,7 @@ function displaceOverCapacity(
       replica: r,
       candidate: {
         ...s.candidate,
-        engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+        engines: stampedEngines(r),
         role: 'retiring',
         previous: r.source,
         overCapacity: pool,
@@ -330,13 +330,18 @@ export function msgUnnamedClusters(n: number): string {
   return `${n === 1 ? '1 fetched InferenceCluster has' : `${n} fetched InferenceClusters have`} no readable metadata.name, so this one may still exist`;
 }
 
+/** A replica's engines and pools as stamped, no requests resolved (for one kept as it runs). */
+function stampedEngines(r: ObservedReplica): EnginePlacement[] {
+  return r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) }));
+}
+
 /** A replica kept as observed: its engines and pools as stamped, no requests resolved. */
 function heldCandidate(cluster: FleetCluster, r: ObservedReplica, why: string): Candidate {
   return {
     cluster: cluster.name,
     index: r.index,
     gatewayAddress: cluster.gatewayAddress,
-    engines: r.engines.map((e) => ({ name: e.name, members: e.members.map((m) => ({ role: m.role, pool: m.nodePoolName, requests: [] })) })),
+    engines: stampedEngines(r),
     retained: true,
     role: 'current',
     ready: r.ready,

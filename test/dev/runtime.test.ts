@@ -202,7 +202,7 @@ describe('simulated device scheduling (device-scheduler.ts)', () => {
   it('only workloads whose pods claim devices are held', () => {
     expect(claimsDevices(deployment(true))).toBe(true);
     expect(claimsDevices(deployment(false))).toBe(false);
-    expect(claimsDevices({ kind: 'Service', spec: {} })).toBe(false);
+    expect(claimsDevices({ apiVersion: 'v1', kind: 'Service', spec: {} })).toBe(false);
   });
 
   it('a Pending workload: no replica available, Available False, its Object not Ready, saying why', () => {

@@ -7,6 +7,7 @@
  * schema guard, and the cluster function's published shape.
  */
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../functions/lib/function.js';
 import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
@@ -20,6 +21,12 @@ import { Rand, randomClusters, randomDeployment, randomReplicas } from './random
 const a = 'cluster-a';
 const b = 'cluster-b';
 const seeds = Array.from({ length: 300 }, (_, i) => 5000 + i);
+
+/** `r` created at `t` (`metadata.creationTimestamp`: its place in the arrival order). */
+function created<T extends KubeObject>(r: T, t: string): T {
+  r.metadata!.creationTimestamp = t;
+  return r;
+}
 
 describe('the ledger charges what every replica of the fleet charged', () => {
   it('same free capacity per pool as the whole-fleet accounting, on 300 random fleets', () => {
@@ -86,7 +93,7 @@ describe('what an InferenceCluster publishes (compose-inference-cluster/usage.ts
 
   it('arrival order: oldest first; a replica that is not Ready and finds no room is over capacity and holds nothing', () => {
     const at = (r: ReturnType<typeof onH100>, t: string, ready?: boolean) => {
-      r.metadata!.creationTimestamp = t;
+      created(r, t);
       if (ready !== undefined) r['status'] = { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'Available' : 'Creating' }] };
       return r;
     };
@@ -145,10 +152,8 @@ describe('the scheduler over ledgers', () => {
   });
 
   it('ours over capacity (not Ready, no room after older replicas) is replaced elsewhere and goes once the replacement is Ready', () => {
-    const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
-    older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
-    const ours = replica(a, 1, { name: 'my-model-a-1', ready: false });
-    ours.metadata!.creationTimestamp = '2026-12-03T10:00:04Z';
+    const older = created(replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true }), '2026-12-03T10:00:00Z');
+    const ours = created(replica(a, 1, { name: 'my-model-a-1', ready: false }), '2026-12-03T10:00:04Z');
     // cluster-a has one node, and the other deployment's replica came first.
     const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
     const required = { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] };
@@ -174,13 +179,9 @@ describe('the scheduler over ledgers', () => {
   });
 
   it('a burst that lost one pool spreads: room is kept for the replicas ahead in its queue (reservations.ts)', () => {
-    const at = (r: ReturnType<typeof replica>, t: string) => {
-      r.metadata!.creationTimestamp = t;
-      return r;
-    };
-    const running = at(replica(a, 0, { deployment: 'x', name: 'x-a-0', ready: true }), '2026-12-03T10:00:00Z');
-    const ahead = at(replica(a, 1, { deployment: 'other', name: 'other-a-1', ready: false }), '2026-12-03T10:00:01Z');
-    const ours = at(replica(a, 2, { name: 'my-model-a-2', ready: false }), '2026-12-03T10:00:02Z');
+    const running = created(replica(a, 0, { deployment: 'x', name: 'x-a-0', ready: true }), '2026-12-03T10:00:00Z');
+    const ahead = created(replica(a, 1, { deployment: 'other', name: 'other-a-1', ready: false }), '2026-12-03T10:00:01Z');
+    const ours = created(replica(a, 2, { name: 'my-model-a-2', ready: false }), '2026-12-03T10:00:02Z');
     const one = (n: string) => cluster(n, { pools: [pool('default', { nodes: 1 })] });
     const fleet = withLedgers([one(a), one(b), one('cluster-c')], [running, ahead, ours]);
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-2': ours }, required: { clusters: fleet, 'own-replicas': [ours] } }));
@@ -217,10 +218,8 @@ describe('the scheduler over ledgers', () => {
   });
 
   it('a Ready replica is never over capacity, whatever the ledger says', () => {
-    const older = replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true });
-    older.metadata!.creationTimestamp = '2026-12-03T10:00:00Z';
-    const ours = replica(a, 1, { name: 'my-model-a-1', ready: true });
-    ours.metadata!.creationTimestamp = '2026-12-03T10:00:09Z';
+    const older = created(replica(a, 0, { deployment: 'other', name: 'other-a-0', ready: true }), '2026-12-03T10:00:00Z');
+    const ours = created(replica(a, 1, { name: 'my-model-a-1', ready: true }), '2026-12-03T10:00:09Z');
     const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours }, required: { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] } }));
     expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-1', 'replica-cluster-a-1']);

@@ -19,24 +19,18 @@
  * InferenceCluster kinds are served, nothing is held.
  */
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
+import { podTemplates } from '../../plan/providers.js';
 import type { Kube, KindInformer } from '../kube.js';
 
 const API = 'modelplane.ai/v1alpha1';
 
-function podSpecs(manifest: JsonObject): JsonObject[] {
-  const spec = (manifest['spec'] ?? {}) as JsonObject;
-  if (manifest['kind'] === 'LeaderWorkerSet') {
-    const lwt = (spec['leaderWorkerTemplate'] ?? {}) as JsonObject;
-    return [lwt['leaderTemplate'], lwt['workerTemplate']].map((t) => ((t as JsonObject | undefined)?.['spec'] ?? {}) as JsonObject);
-  }
-  return [((spec['template'] as JsonObject | undefined)?.['spec'] ?? {}) as JsonObject];
-}
-
 /** Whether a workload manifest's pods claim devices (a pod-level `resourceClaims` entry). */
-export function claimsDevices(manifest: JsonObject): boolean {
-  const kind = manifest['kind'];
-  if (kind !== 'Deployment' && kind !== 'LeaderWorkerSet') return false;
-  return podSpecs(manifest).some((s) => Array.isArray(s['resourceClaims']) && (s['resourceClaims'] as unknown[]).length > 0);
+export function claimsDevices(manifest: KubeObject): boolean {
+  if (manifest.kind !== 'Deployment' && manifest.kind !== 'LeaderWorkerSet') return false;
+  return podTemplates(manifest).some((t) => {
+    const claims = (t['spec'] as JsonObject | undefined)?.['resourceClaims'];
+    return Array.isArray(claims) && claims.length > 0;
+  });
 }
 
 /**
@@ -115,7 +109,7 @@ export class DeviceScheduler {
    * be bound (or is no engine workload claiming devices).
    */
   pending(obj: KubeObject): string | undefined {
-    const manifest = ((obj['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined)?.['manifest'] as JsonObject | undefined;
+    const manifest = ((obj['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined)?.['manifest'] as KubeObject | undefined;
     if (manifest === undefined || !claimsDevices(manifest) || this.replicas === undefined || this.clusters === undefined) return undefined;
     const namespace = obj.metadata?.namespace ?? '';
     const name = owningReplica(obj);

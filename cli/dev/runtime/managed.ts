@@ -85,7 +85,7 @@ export class ManagedSimulator {
     private readonly kube: Kube,
     private readonly opts: ManagedOptions,
   ) {
-    this.devices = new DeviceScheduler(kube, () => this.requeuePending());
+    this.devices = new DeviceScheduler(kube, () => this.requeue(this.pendingWorkloads));
   }
 
   async start(): Promise<void> {
@@ -93,10 +93,8 @@ export class ManagedSimulator {
     this.crdInformer = await this.kube.informer('apiextensions.k8s.io/v1', 'CustomResourceDefinition', (crd) => void this.watchKind(crd));
     // Objects and Releases wait for their ProviderConfig and kubeconfig Secret: look again every 3 s at those that wait.
     this.timer = setInterval(() => {
-      for (const inf of this.informers.values()) {
-        for (const o of inf.list()) if (this.waiting.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
-      }
-      this.requeuePending();
+      this.requeue(this.waiting);
+      this.requeue(this.pendingWorkloads);
     }, 3000);
   }
 
@@ -266,11 +264,11 @@ export class ManagedSimulator {
     };
   }
 
-  /** Re-reconciles the Objects whose workloads were Pending (a ledger changed). */
-  private requeuePending(): void {
-    if (this.pendingWorkloads.size === 0) return;
+  /** Re-reconciles the watched objects whose keys are in `keys` (they wait for something outside them). */
+  private requeue(keys: ReadonlySet<string>): void {
+    if (keys.size === 0) return;
     for (const inf of this.informers.values()) {
-      for (const o of inf.list()) if (this.pendingWorkloads.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
+      for (const o of inf.list()) if (keys.has(objectKey(o as KubeObject))) this.queue.add(o as KubeObject);
     }
   }
 
