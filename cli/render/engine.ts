@@ -34,12 +34,12 @@ import {
 } from '@crossplane-org/function-sdk-typescript';
 import { encodeRunFunctionRequest } from '../../functions/lib/wire/codec.js';
 import { setKey } from '../../functions/lib/wire/reader.js';
-import { type Condition, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
+import { type Condition, type JsonObject, type KubeObject, NOW_CONTEXT_KEY, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
 import { postProcess } from './compose.js';
 import { requirementsEqual } from './requirements.js';
-import { deterministicUid, groupOf, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
+import { deterministicUid, FIXED_TIME, groupOf, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
 
 /** Everything one render takes. */
 export interface RenderInputs {
@@ -278,7 +278,8 @@ export async function render(inputs: RenderInputs, runtime: FunctionRuntime): Pr
   const resolve = inputs.resolve ?? ((sel: ResourceSelector) => resolveSelector(sel, inputs.required));
   const items = (sel: ResourceSelector) => ({ items: resolve(sel).map((o) => ({ resource: o, connectionDetails: {}, ready: 0 })) });
   let desired: RunFunctionRequest['desired'] = { composite: undefined, resources: {} };
-  let context: JsonObject = structuredClone(inputs.context);
+  // The time functions measure durations against (cluster health): render's fixed time unless the context names one.
+  let context: JsonObject = { [NOW_CONTEXT_KEY]: FIXED_TIME, ...structuredClone(inputs.context) };
   const conditions: Condition[] = [];
   const results: RenderResult[] = [];
   let lastRequirements: Record<string, ResourceSelector> = {};

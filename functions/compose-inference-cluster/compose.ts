@@ -35,6 +35,7 @@ import {
   type ComposeRequest,
   type ComposeResult,
   condition,
+  DEFAULT_NOW,
   emptyResult,
   fatal,
   getPath,
@@ -43,7 +44,9 @@ import {
   readRequired,
   warning,
 } from '../lib/function.js';
+import { reachable } from '../lib/health.js';
 import { readyOnlyIfServing } from '../lib/ready.js';
+import { applyHealth } from './health.js';
 import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './backend.js';
 import { CLOUD_SOURCES } from './cloud.js';
 import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
@@ -152,7 +155,10 @@ export function compose(req: ComposeRequest): ComposeResult {
   if (result.status && Array.isArray(pools)) result.status['gpuPools'] = withUsage(pools as JsonObject[], replicas, name, req.composite);
   result.conditions = outcome.conditions;
   result.results = outcome.results;
-  // A cluster whose ClusterReady is False is not Ready, so the scheduler (which places only on Ready clusters) gives it no new replicas.
-  readyOnlyIfServing(result, result.conditions.some((c) => c.type === 'ClusterReady' && c.status === 'True'));
+  // Health with hysteresis and the reachability probe (health.ts, docs/failover.md).
+  const cloudKey = ic.source === 'Existing' ? undefined : CLOUD_SOURCES[ic.source]?.key;
+  const health = applyHealth(result, req.composite, req.observed, ic, cloudKey, req.now ?? DEFAULT_NOW);
+  // A cluster whose ClusterReady is False, or that the control plane cannot see, is not Ready.
+  readyOnlyIfServing(result, result.conditions.some((c) => c.type === 'ClusterReady' && c.status === 'True') && reachable(health.state));
   return result;
 }

@@ -19,6 +19,7 @@ import { deepFrozen } from '../lib/json.js';
 import { type InferenceClass as InferenceClassXr, type InferenceClassDevice, parseInferenceClass } from '../lib/generated/inferenceclasses.js';
 import { type InferenceCluster as InferenceClusterXr, type InferenceClusterNodePool, parseInferenceCluster } from '../lib/generated/inferenceclusters.js';
 import { readComposite } from '../lib/xr.js';
+import { DEFAULT_BOUNDS, type FailoverBounds, parseDuration } from '../lib/health.js';
 
 /** Where a cluster comes from (`spec.cluster.source`). */
 export type Source = 'GKE' | 'EKS' | 'AKS' | 'Nebius' | 'Vultr' | 'Existing';
@@ -77,6 +78,13 @@ export interface InferenceCluster {
   clouds: Partial<Record<'gke' | 'eks' | 'aks' | 'nebius' | 'vultr', CloudBlock>>;
   existing?: ExistingBlock;
   nodePools: NodePool[];
+  /**
+   * Why the platform drains the cluster (`spec.drain: true`, or a NoExecute
+   * taint), or undefined: its replicas are re-placed (lib/health.ts).
+   */
+  drain?: string;
+  /** `spec.failover`, in seconds (defaults 5m and 2m; lib/health.ts). */
+  failover: FailoverBounds;
 }
 
 /** Messages of the reference for an XR without a name, a cluster or a known source. */
@@ -130,7 +138,14 @@ export function readInferenceCluster(xr: KubeObject): ReadCluster {
   const parsed = readComposite<InferenceClusterXr>(xr, parseInferenceCluster);
   if (!parsed.ok) return { ok: false, name, problem: parsed.problem, fatal: false };
   const s = parsed.xr.spec;
-  const ic: InferenceCluster = { name, source: s.cluster.source, clouds: {}, nodePools: (s.nodePools ?? []).map(toPool) };
+  const failover: FailoverBounds = {
+    afterSeconds: parseDuration(s.failover?.after) ?? DEFAULT_BOUNDS.afterSeconds,
+    recoverAfterSeconds: parseDuration(s.failover?.recoverAfter) ?? DEFAULT_BOUNDS.recoverAfterSeconds,
+  };
+  const ic: InferenceCluster = { name, source: s.cluster.source, clouds: {}, nodePools: (s.nodePools ?? []).map(toPool), failover };
+  const noExecute = (s.taints ?? []).find((t) => t.effect === 'NoExecute');
+  if (s.drain === true) ic.drain = 'spec.drain is true';
+  else if (noExecute) ic.drain = `taint ${noExecute.key}${noExecute.value ? `=${noExecute.value}` : ''}:NoExecute`;
   for (const block of ['gke', 'eks', 'aks', 'nebius', 'vultr'] as const) {
     const b = s.cluster[block];
     if (!b) continue;

@@ -31,7 +31,7 @@ import { CLOUD_SOURCES, SYSTEM_NAMESPACE } from './cloud.js';
 import type { ExistingBlock, InferenceClass, NodePool, Source } from './spec.js';
 
 /** Status fields this function owns, echoed unchanged on hold paths. */
-export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway', 'capabilities'] as const;
+export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway', 'capabilities', 'health'] as const;
 
 /**
  * The multi-node fabric `pool`'s nodes are on: the RDMA fabric it declares

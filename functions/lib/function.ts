@@ -120,7 +120,20 @@ export interface ComposeRequest {
   context: JsonObject;
   /** Credentials by name, each a map of key to bytes decoded as UTF-8. */
   credentials: Record<string, Record<string, string>>;
+  /**
+   * Now, in ms since the epoch: what durations (cluster health,
+   * lib/health.ts) are measured against. The core never reads a clock: the
+   * gRPC entry (sdk.ts) passes the pipeline context's {@link NOW_CONTEXT_KEY}
+   * when set (`modelplane plan` and `render` set their fixed time there),
+   * else the clock. @default {@link DEFAULT_NOW}
+   */
+  now?: number;
 }
+
+/** Pipeline context key carrying the time a call is made at (RFC 3339), for reproducible renders. */
+export const NOW_CONTEXT_KEY = 'modelplane.ai/now';
+/** The `now` of a request that names none: render's fixed time, 2024-01-01T00:00:00Z. */
+export const DEFAULT_NOW = Date.UTC(2024, 0, 1);
 
 /** What a function core returns. */
 export interface ComposeResult {

@@ -41,6 +41,7 @@ import {
   type ComposeResult,
   type DesiredResource,
   fatal,
+  NOW_CONTEXT_KEY,
   type JsonObject,
   type KubeObject,
   type ObservedResource,
@@ -104,6 +105,9 @@ export function decodeRequest(req: RunFunctionRequest): ComposeRequest {
     context: (req.context ?? {}) as JsonObject,
     credentials,
   };
+  const at = (req.context as JsonObject | undefined)?.[NOW_CONTEXT_KEY];
+  const fixed = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+  out.now = Number.isNaN(fixed) ? Date.now() : fixed;
   const desiredStatus = req.desired?.composite?.resource?.['status'];
   if (desiredStatus && typeof desiredStatus === 'object') out.desiredStatus = desiredStatus as JsonObject;
   if (req.input) out.input = req.input as JsonObject;

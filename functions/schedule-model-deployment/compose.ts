@@ -113,6 +113,7 @@ import {
   msgKeptPrevious,
   msgNotes,
   msgOverCapacity,
+  msgFailingOver,
   msgReplacingOverCapacity,
   msgRolling,
   msgScheduledEvent,
@@ -132,6 +133,20 @@ export function msgHeldReplica(replica: string, cluster: string, why: string): s
 /** A placed replica that reports neither Ready True nor Ready False: its endpoint is kept. */
 export function msgUnreadableReplica(replica: string, r: { field: string; problem: string }): string {
   return `replica ${replica}: ${r.field} ${r.problem}; its endpoint is kept until the replica reports Ready False`;
+}
+
+/**
+ * `replica <r>: cluster <c> is <state>: not counted Ready; its endpoint is kept as it is`
+ * (Unreachable; or Unavailable when no other replica is Ready: the route is never emptied).
+ */
+export function msgUnseenEndpoint(replica: string, cluster: string, state: string): string {
+  const why = state === 'Unreachable' ? 'until the cluster is Unavailable or the replica is replaced' : 'while no other replica is Ready (a route is never emptied)';
+  return `replica ${replica}: cluster ${cluster} is ${state}: not counted Ready; its endpoint is kept ${why}`;
+}
+
+/** `replica <r>: <why>: it is re-placed and goes once enough replicas are Ready elsewhere` (a ReplicasScheduled note). */
+export function msgFailover(replica: string, why: string): string {
+  return `replica ${replica}: ${why}: it is re-placed and goes once enough replicas are Ready elsewhere`;
 }
 
 /** A replica's observed endpoint kept as it is while its cluster publishes no gateway address. */
@@ -227,11 +242,14 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // What is held because an input cannot be read, said in ReplicasScheduled / ReplicasReady too.
   const scheduledNotes: string[] = [];
   const readyNotes: string[] = [];
+  // Replicas counted Ready: reported Ready on a cluster the control plane can see (docs/failover.md).
+  const readyOf = (c: Candidate) => c.unseen === undefined && (readCondition(req.observed[replicaKey(c)]?.resource, 'Ready').state === 'True' || (req.observed[replicaKey(c)] === undefined && c.ready));
+  const readyCount = candidates.filter(readyOf).length;
   for (const c of candidates) {
     const name = replicaName(d, c);
     const observed = req.observed[replicaKey(c)]?.resource;
     const readiness = readCondition(observed, 'Ready');
-    const ready = readiness.state === 'True' || (observed === undefined && c.ready);
+    const ready = readyOf(c);
     const endpointObserved = req.observed[endpointKey(c)];
     if (c.held !== undefined && observed !== undefined) {
       // Its cluster's state cannot be read: the replica and its endpoint stay exactly as they are.
@@ -244,6 +262,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
       continue;
     }
     if (c.overCapacity !== undefined) scheduledNotes.push(msgOverCapacity(name, c.cluster, c.overCapacity));
+    if (c.failover !== undefined) scheduledNotes.push(msgFailover(name, c.failover));
     const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
@@ -256,6 +275,15 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
       const message = msgUnreadableReplica(name, gap);
       result.results.push(warning(message));
       readyNotes.push(message);
+    }
+    if (c.unseen !== undefined) {
+      // Its cluster cannot be seen: the endpoint stays as it is while Unreachable (a blip moves nothing),
+      // and leaves the route once Unavailable, unless it is the deployment's last (docs/failover.md).
+      if (endpointObserved !== undefined && (c.unseen === 'Unreachable' || readyCount === 0)) {
+        Object.assign(result.resources, keepObserved({ [endpointKey(c)]: endpointObserved }));
+        readyNotes.push(msgUnseenEndpoint(name, c.cluster, c.unseen));
+      }
+      continue;
     }
     if (!ready && !keepEndpoint) continue;
     if (c.gatewayAddress !== '') {
@@ -280,11 +308,16 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements, d.replicas);
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
-  const previous = rollout.retiring - rollout.overCapacity;
+  const previous = rollout.retiring - rollout.overCapacity - rollout.failover;
   const kept = (previous > 0 ? msgKeptPrevious(previous) : '') + msgNotes(scheduledNotes);
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
     // Held back by the surge bound, not by capacity.
-    const rolling = previous > 0 ? msgRolling(atSpec.length, d, previous) : msgReplacingOverCapacity(atSpec.length, d.replicas, rollout.overCapacity);
+    const rolling =
+      previous > 0
+        ? msgRolling(atSpec.length, d, previous)
+        : rollout.failover > 0
+          ? msgFailingOver(atSpec.length, d.replicas, rollout.failover)
+          : msgReplacingOverCapacity(atSpec.length, d.replicas, rollout.overCapacity);
     result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, rolling + msgNotes(scheduledNotes)));
   } else if (atSpec.length < d.replicas) {
     const message = fill

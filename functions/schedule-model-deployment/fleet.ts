@@ -23,6 +23,8 @@
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
  *   None (EFA, InfiniBand or Ethernet; spec/README.md items 7, 16). A cluster
  *   that publishes no capabilities offers no fabric.
+ * - Health (docs/failover.md): `status.health` as published and
+ *   `spec.drain`; a cluster without health is judged by its Ready condition.
  * - Cheap: the only walk of a pool's devices is that schema check;
  *   matching.ts groups pools into classes lazily, only for the pools
  *   placement actually looks at.
@@ -31,6 +33,7 @@
 import * as z from 'zod';
 import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { deepFrozen } from '../lib/json.js';
+import { readHealth } from '../lib/health.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
 import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
@@ -118,6 +121,9 @@ function readCluster(obj: KubeObject, name: string): FleetCluster {
   if (unreadable !== undefined) cluster.unreadable = unreadable;
   const unknown = unknownState(obj);
   if (unknown !== undefined) cluster.unknown = unknown;
+  const health = readHealth(obj);
+  if (health !== undefined) cluster.health = { state: health.state, since: health.since, message: health.message };
+  if (getPath(obj, 'spec', 'drain') === true) cluster.drain = true;
   return cluster;
 }
 

@@ -10,6 +10,7 @@
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { InferenceClusterStatusGpuPoolDevice } from '../lib/generated/inferenceclusters.js';
+import type { HealthState } from '../lib/health.js';
 
 /** A member's role in its engine (ModelDeployment `members[].role`). @default 'Standalone' */
 export type Role = 'Standalone' | 'Leader' | 'Worker';
@@ -148,6 +149,14 @@ export interface FleetCluster {
    * or "pool gone" (scheduling.ts); a replica that fits stays current.
    */
   unknown?: string;
+  /**
+   * `status.health` as published (lib/health.ts, docs/failover.md), or
+   * undefined when the cluster publishes none (then its Ready condition
+   * alone decides, as before health existed).
+   */
+  health?: { state: HealthState; since: string; message: string };
+  /** `spec.drain: true`: its replicas are re-placed, make before break, and it takes none. */
+  drain?: boolean;
 }
 
 /** A member of a ModelReplica as observed (what it was stamped with at placement). */
@@ -240,6 +249,18 @@ export interface Candidate {
    * is replaced elsewhere and goes once the replacement is Ready.
    */
   overCapacity?: string;
+  /**
+   * Set on a `retiring` replica whose cluster is Unavailable or drained
+   * (docs/failover.md): why it is re-placed. It goes only once enough Ready
+   * replicas run elsewhere, never before.
+   */
+  failover?: string;
+  /**
+   * Set when the control plane cannot see the replica's cluster (health
+   * Unreachable or Unavailable): the replica is not counted Ready whatever
+   * it last reported, and its endpoint is kept as it is while Unreachable.
+   */
+  unseen?: HealthState;
 }
 
 /**

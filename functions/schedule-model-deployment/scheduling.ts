@@ -89,6 +89,7 @@ import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
 import { toCelDevice } from '../lib/cel/index.js';
+import { type HealthState, placeable, reachable } from '../lib/health.js';
 import { reserveAhead } from './reservations.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { formatTaint, untolerated } from './taints.js';
@@ -119,6 +120,8 @@ export interface RolloutState {
   retiring: number;
   /** How many of `retiring` are over capacity (arrival.ts), not of the previous spec. */
   overCapacity: number;
+  /** How many of `retiring` are re-placed from an Unavailable or drained cluster (docs/failover.md). */
+  failover: number;
   /** Replicas of the previous spec removed by this call (a Ready replacement exists, within maxUnavailable). */
   retired: number;
   /** New replicas fill was allowed to place (after the surge bound). */
@@ -162,7 +165,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   // Phase 2: classify.
   const byName = new Map(fleet.clusters.map((c) => [c.name, c]));
   const unnamed = fleet.unnamed > 0 ? msgUnnamedClusters(fleet.unnamed) : undefined;
-  const ours = replicas.filter(owns);
+  // A replica on a cluster the control plane cannot see is not counted Ready (docs/failover.md).
+  const ours = replicas.filter(owns).map((r) => (r.ready && unseenState(byName.get(r.clusterName)) !== undefined ? { ...r, ready: false } : r));
   const classified = classify(compiled.engines, byName, ours, d, table, unnamed);
   // Phase 2b: over capacity. Only when fill may place their replacements.
   const { current, moving } = input.fill ? displaceOverCapacity(classified, byName) : classified;
@@ -170,8 +174,16 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   const survivors = scaleDown(current, d.replicas);
   // Phase 4: retire.
   const readyCurrent = survivors.filter((s) => s.replica.ready).length;
-  const keep = Math.min(moving.length, Math.max(0, d.replicas - d.rollout.maxUnavailable - readyCurrent));
-  const retiring = [...moving].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keep);
+  const rolling = moving.filter((s) => s.candidate.failover === undefined);
+  const keepRolling = Math.min(rolling.length, Math.max(0, d.replicas - d.rollout.maxUnavailable - readyCurrent));
+  const kept = [...rolling].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keepRolling);
+  // Failover (docs/failover.md): a replica re-placed from an Unavailable or drained cluster goes only
+  // once `replicas` Ready ones run elsewhere (maxUnavailable does not apply: it never goes first).
+  const failing = moving.filter((s) => s.candidate.failover !== undefined);
+  const readyKept = kept.filter((s) => s.replica.ready).length;
+  const keepFailover = Math.min(failing.length, Math.max(0, d.replicas - readyCurrent - readyKept));
+  const retiring = [...kept, ...[...failing].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keepFailover)];
+  const keep = retiring.length;
 
   const refusals = new Map<string, Reason>();
   let placed: Candidate[] = [];
@@ -191,13 +203,14 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
     // Phase 6: fill.
     placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
   }
-  const rolling = retiring.length > 0;
-  for (const s of survivors) s.candidate.role = rolling && !s.candidate.ready ? 'surge' : 'current';
-  for (const p of placed) p.role = rolling ? 'surge' : 'current';
+  const inMotion = retiring.length > 0;
+  for (const s of survivors) s.candidate.role = inMotion && !s.candidate.ready ? 'surge' : 'current';
+  for (const p of placed) p.role = inMotion ? 'surge' : 'current';
   const candidates = [...survivors.map((s) => s.candidate), ...retiring.map((s) => s.candidate), ...placed].sort(byIdentity);
   const short = input.fill ? allowed - placed.length : 0;
   const overCapacity = retiring.filter((s) => s.candidate.overCapacity !== undefined).length;
-  const rollout: RolloutState = { retiring: retiring.length, overCapacity, retired: moving.length - keep, allowed, short, blocked: rolling && short > 0 };
+  const failover = retiring.filter((s) => s.candidate.failover !== undefined).length;
+  const rollout: RolloutState = { retiring: retiring.length, overCapacity, failover, retired: moving.length - keep, allowed, short, blocked: inMotion && short > 0 };
   return { kind: 'scheduled', candidates, refusals, rollout };
 }
 
@@ -224,6 +237,7 @@ function classify(
   const seen = new Set<string>();
   const current: Retained[] = [];
   const misfits: ObservedReplica[] = [];
+  const failover: Retained[] = [];
   for (const r of ours) {
     const cluster = clusters.get(r.clusterName);
     if (cluster === undefined) {
@@ -237,8 +251,14 @@ function classify(
     }
     const id = identity(cluster.name, r.index);
     if (seen.has(id)) continue;
-    const drained = untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute');
     const garbage = cluster.unreadable;
+    const evacuated = garbage === undefined ? evacuation(cluster) : undefined;
+    if (evacuated !== undefined) {
+      seen.add(id);
+      failover.push({ replica: r, candidate: { ...movingCandidate(cluster, r), failover: evacuated } });
+      continue;
+    }
+    const drained = untolerated(cluster.taints, d.tolerations).some((t) => t.effect === 'NoExecute');
     const placements = drained || garbage !== undefined ? undefined : reResolve(engines, cluster, r, table);
     if (placements === undefined) {
       // Missing state (cluster.unknown) is not change either: a misfit read from it is held, not dropped.
@@ -251,40 +271,73 @@ function classify(
       continue;
     }
     seen.add(id);
-    current.push({
-      replica: r,
-      candidate: {
-        cluster: cluster.name,
-        index: r.index,
-        gatewayAddress: cluster.gatewayAddress,
-        engines: placements,
-        retained: true,
-        role: 'current',
-        ready: r.ready,
-      },
-    });
+    const candidate: Candidate = {
+      cluster: cluster.name,
+      index: r.index,
+      gatewayAddress: cluster.gatewayAddress,
+      engines: placements,
+      retained: true,
+      role: 'current',
+      ready: r.ready,
+    };
+    const unseen = unseenState(cluster);
+    if (unseen !== undefined) candidate.unseen = unseen;
+    current.push({ replica: r, candidate });
   }
-  const moving: Retained[] = [];
+  const moving: Retained[] = [...failover];
   for (const r of misfits) {
     const cluster = clusters.get(r.clusterName)!;
     const id = identity(cluster.name, r.index);
-    if (seen.has(id) || !cluster.ready) continue;
+    // Without published health, a not-Ready cluster's misfit goes, as before health existed.
+    if (seen.has(id) || (!cluster.ready && cluster.health === undefined)) continue;
     seen.add(id);
-    moving.push({
-      replica: r,
-      candidate: {
-        cluster: cluster.name,
-        index: r.index,
-        gatewayAddress: cluster.gatewayAddress,
-        engines: stampedEngines(r),
-        retained: true,
-        role: 'retiring',
-        ready: r.ready,
-        previous: r.source,
-      },
-    });
+    moving.push({ replica: r, candidate: movingCandidate(cluster, r) });
   }
   return { current, moving };
+}
+
+/** A replica kept exactly as it runs while it is replaced (`retiring`, its observed spec). */
+function movingCandidate(cluster: FleetCluster, r: ObservedReplica): Candidate {
+  const c: Candidate = {
+    cluster: cluster.name,
+    index: r.index,
+    gatewayAddress: cluster.gatewayAddress,
+    engines: stampedEngines(r),
+    retained: true,
+    role: 'retiring',
+    ready: r.ready,
+    previous: r.source,
+  };
+  const unseen = unseenState(cluster);
+  if (unseen !== undefined) c.unseen = unseen;
+  return c;
+}
+
+/**
+ * Why the replicas of `cluster` are re-placed (docs/failover.md), or
+ * undefined: `spec.drain`, or health Unavailable (Unreachable for its
+ * `failover.after`). Unreachable for less is a blip: nothing moves.
+ */
+export function evacuation(cluster: FleetCluster): string | undefined {
+  if (cluster.drain === true) return msgDrained(cluster.name);
+  if (cluster.health?.state === 'Unavailable') return msgUnavailableCluster(cluster.name, cluster.health.since);
+  return undefined;
+}
+
+/** The health state of a cluster the control plane cannot see (Unreachable, Unavailable), or undefined. */
+export function unseenState(cluster: FleetCluster | undefined): HealthState | undefined {
+  const state = cluster?.health?.state;
+  return state !== undefined && !reachable(state) ? state : undefined;
+}
+
+/** `cluster <c> is drained (spec.drain)`. */
+export function msgDrained(cluster: string): string {
+  return `cluster ${cluster} is drained (spec.drain)`;
+}
+
+/** `cluster <c> is Unavailable since <t>`. */
+export function msgUnavailableCluster(cluster: string, since: string): string {
+  return `cluster ${cluster} is Unavailable since ${since}`;
 }
 
 /**
@@ -442,6 +495,10 @@ export function msgNoLedger(pool: string): string {
 /** Why a cluster cannot take any new replica before capacity is considered, or undefined. */
 function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
   if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
+  if (c.drain === true) return { kind: ReasonKind.Taint, text: 'drained (spec.drain)' };
+  if (c.health !== undefined && !placeable(c.health.state) && c.health.state !== 'Draining') {
+    return { kind: ReasonKind.NotReady, text: `health ${c.health.state} since ${c.health.since}` };
+  }
   if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };
   if (c.gatewayAddress === '') return { kind: ReasonKind.NoGateway, text: REASON_NO_GATEWAY };
   const unpublished = unpublishedLedger(c);

@@ -42,6 +42,8 @@ export const REASON = {
   RolloutBlocked: 'RolloutBlocked',
   ReplicasUpToDate: 'ReplicasUpToDate',
   OverCapacity: 'OverCapacity',
+  Failover: 'Failover',
+  FailoverBlocked: 'FailoverBlocked',
 } as const;
 
 /** Message constants. */
@@ -125,15 +127,23 @@ export function msgReplacingOverCapacity(atSpec: number, desired: number, n: num
   return `${atSpec} of ${desired} replicas placed where they fit; ${n} over capacity go as their replacements become Ready`;
 }
 
+/** `<a> of <d> replicas placed on clusters that serve; <n> on Unavailable or drained clusters go as their replacements become Ready` (docs/failover.md). */
+export function msgFailingOver(atSpec: number, desired: number, n: number): string {
+  return `${atSpec} of ${desired} replicas placed on clusters that serve; ${n} on Unavailable or drained clusters go as their replacements become Ready`;
+}
+
 /** MSG when nothing is in motion. */
 export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
 
 /**
- * Progressing (issue 16): False/RolloutBlocked when replicas of the previous
+ * Progressing (issue 16): False/FailoverBlocked when replicas on an
+ * Unavailable or drained cluster must be re-placed and fit nowhere (they
+ * stay; docs/failover.md); False/RolloutBlocked when replicas of the previous
  * spec (or over capacity) must be replaced and the current spec fits nowhere
  * (they keep running; the message says why per cluster); True/RollingUpdate
  * while replicas of the previous spec are being replaced; True/OverCapacity
- * while only replicas over capacity are; True/ReplicasUpToDate otherwise.
+ * while only replicas over capacity are; True/Failover while replicas are
+ * re-placed from Unavailable or drained clusters; True/ReplicasUpToDate otherwise.
  */
 export function progressingCondition(
   rollout: RolloutState,
@@ -142,13 +152,19 @@ export function progressingCondition(
   clusterCount: number,
   refusals: ReadonlyMap<string, Reason>,
 ): Condition {
-  const previous = rollout.retiring - rollout.overCapacity;
+  const previous = rollout.retiring - rollout.overCapacity - rollout.failover;
+  if (rollout.blocked && rollout.failover > 0) {
+    // docs/failover.md: no replacement fits, so the replicas on the lost clusters stay where they are.
+    const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
+    return condition(TYPE_PROGRESSING, false, REASON.FailoverBlocked, `Failover held: keeping ${plural(rollout.failover, 'replica')} on Unavailable or drained clusters in place; ${why}`);
+  }
   if (rollout.blocked) {
     const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
     const kept = previous > 0 ? `${plural(previous, 'replica')} of the previous spec running` : `${plural(rollout.overCapacity, 'replica')} over capacity in place`;
     return condition(TYPE_PROGRESSING, false, REASON.RolloutBlocked, `Rollout held: keeping ${kept}; ${why}`);
   }
   if (previous > 0) return condition(TYPE_PROGRESSING, true, REASON.RollingUpdate, msgRolling(atSpec, d, previous));
+  if (rollout.failover > 0) return condition(TYPE_PROGRESSING, true, REASON.Failover, msgFailingOver(atSpec, d.replicas, rollout.failover));
   if (rollout.overCapacity > 0) return condition(TYPE_PROGRESSING, true, REASON.OverCapacity, msgReplacingOverCapacity(atSpec, d.replicas, rollout.overCapacity));
   return condition(TYPE_PROGRESSING, true, REASON.ReplicasUpToDate, MSG_UP_TO_DATE);
 }

@@ -198,3 +198,36 @@ export function expectedBackendUsage(kind: string): KubeObject {
 export function stdStatus(pools: JsonObject[], extra: JsonObject = {}): JsonObject {
   return { providerConfigRef: { name: CPC_NAME }, namespace: 'modelplane-system', gpuPools: pools, ...extra };
 }
+
+/** The reachability probe an InferenceCluster composes once its ClusterProviderConfig is composed (literal). */
+export function expectedProbe(): KubeObject {
+  return {
+    apiVersion: 'kubernetes.m.crossplane.io/v1alpha1',
+    kind: 'Object',
+    metadata: { namespace: 'modelplane-system' },
+    spec: {
+      providerConfigRef: { kind: 'ClusterProviderConfig', name: CPC_NAME },
+      forProvider: { manifest: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } } },
+      managementPolicies: ['Observe'],
+    },
+  };
+}
+
+/**
+ * `want` of a first reconcile (no health published before, probe not
+ * observed) with what health adds: the probe next to a composed
+ * ClusterProviderConfig, and `status.health` Provisioning since the default
+ * now, named by the first condition that is not True (else the probe
+ * pending). Hold paths (no BackendReady condition) publish no new health.
+ */
+export function withFirstHealth(want: import('../../functions/lib/function.js').ComposeResult): import('../../functions/lib/function.js').ComposeResult {
+  if (!want.status || !want.conditions.some((c) => c.type === 'BackendReady')) return want;
+  const out = structuredClone(want);
+  if (out.resources['cluster-provider-config-kubernetes'] !== undefined) out.resources['reachability-probe'] = { resource: expectedProbe(), ready: true };
+  const problem = out.conditions.find((c) => c.status !== 'True');
+  const health = problem
+    ? { state: 'Provisioning', since: '2024-01-01T00:00:00Z', reason: problem.reason, message: `${problem.type} ${problem.status}: ${problem.message ?? problem.reason}` }
+    : { state: 'Provisioning', since: '2024-01-01T00:00:00Z', reason: 'ProbePending', message: 'the reachability probe has not been observed yet' };
+  out.status = { ...out.status, health };
+  return out;
+}

@@ -142,6 +142,7 @@ describe('composed objects validate against their real CRDs', () => {
         `infrastructure.modelplane.ai/v1alpha1/${c.name}Cluster`,
         'infrastructure.modelplane.ai/v1alpha1/ServingStack',
         'kubernetes.m.crossplane.io/v1alpha1/ClusterProviderConfig',
+        'kubernetes.m.crossplane.io/v1alpha1/Object',
         'protection.crossplane.io/v1beta1/ClusterUsage',
         'protection.crossplane.io/v1beta1/Usage',
       ].sort(),

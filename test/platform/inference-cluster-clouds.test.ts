@@ -21,6 +21,7 @@ import {
   request,
   requiredClasses,
   stdStatus,
+  withFirstHealth,
 } from '../builders/platform.js';
 import {
   aksIC,
@@ -451,7 +452,7 @@ const cases: Case[] = [
 
 describe('compose-inference-cluster: provisioned sources (§13.2)', () => {
   it.each(cases)('$name', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    expect(compose(req())).toStrictEqual(withFirstHealth(want));
   });
 
   it('names children with the verified child_name hashes (§0.3)', () => {

@@ -23,6 +23,7 @@ import {
   requiredClasses,
   secretRequirement,
   stdStatus,
+  withFirstHealth,
 } from '../builders/platform.js';
 
 interface Case {
@@ -394,6 +395,6 @@ const cases: Case[] = [
 
 describe('compose-inference-cluster: Existing, guard, hold paths', () => {
   it.each(cases)('$name', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    expect(compose(req())).toStrictEqual(withFirstHealth(want));
   });
 });

@@ -22,6 +22,7 @@ import {
   request,
   requiredClasses,
   stdStatus,
+  withFirstHealth,
 } from '../builders/platform.js';
 
 interface Case {
@@ -368,7 +369,7 @@ const cases: Case[] = [
 
 describe('compose-inference-cluster: user errors never tear down', () => {
   it.each(cases)('$name', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    expect(compose(req())).toStrictEqual(withFirstHealth(want));
   });
 });
 

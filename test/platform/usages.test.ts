@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-usages/compose.js';
 import type { ComposeRequest, ComposeResult, DesiredResource, KubeObject } from '../../functions/lib/function.js';
-import { request } from '../builders/platform.js';
+import { request, withFirstHealth } from '../builders/platform.js';
 
 interface Case {
   name: string;
@@ -156,6 +156,6 @@ const cases: Case[] = [
 
 describe('compose-usages (§13.5)', () => {
   it.each(cases)('$name', ({ req, want }) => {
-    expect(compose(req())).toStrictEqual(want);
+    expect(compose(req())).toStrictEqual(withFirstHealth(want));
   });
 });

@@ -235,6 +235,28 @@ export const InferenceClusterTaintSchema = z.strictObject({
   effect: z.enum(['NoSchedule', 'NoExecute']),
 });
 
+/** The failover bounds (docs/failover.md): how long the control plane must be unable to see the cluster before its replicas are re-placed, and how long it must be Healthy again before it takes new ones. Go-style durations. */
+export interface InferenceClusterFailover {
+  /**
+   * Unreachable this long turns the cluster Unavailable and its replicas are re-placed.
+   * Constraints: minLength 2, pattern ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$.
+   * @default "5m"
+   */
+  after: string;
+  /**
+   * An Unavailable cluster takes new replicas again after being Healthy this long.
+   * Constraints: minLength 2, pattern ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$.
+   * @default "2m"
+   */
+  recoverAfter: string;
+}
+
+/** zod schema of {@link InferenceClusterFailover}. */
+export const InferenceClusterFailoverSchema = z.strictObject({
+  after: z.string().min(2).regex(new RegExp('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$')).default('5m'),
+  recoverAfter: z.string().min(2).regex(new RegExp('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$')).default('2m'),
+});
+
 /** EKS only. An EC2 Capacity Block reservation. */
 export interface InferenceClusterNodePoolCapacityBlock {
   /** Constraints: minLength 4, maxLength 64, pattern ^cr-[0-9a-f]+$. */
@@ -395,6 +417,13 @@ export interface InferenceClusterSpec {
    */
   taints?: InferenceClusterTaint[];
   /**
+   * Drain the cluster: its replicas are re-placed on other clusters, each removed once its replacement is Ready, and it takes no new replica (status.health Draining).
+   * @default false
+   */
+  drain: boolean;
+  /** The failover bounds (docs/failover.md): how long the control plane must be unable to see the cluster before its replicas are re-placed, and how long it must be Healthy again before it takes new ones. Go-style durations. */
+  failover?: InferenceClusterFailover;
+  /**
    * GPU node pools; nodes carry modelplane.ai/pool=<name>.
    * Constraints: minItems 1, maxItems 8, list-map keyed by name.
    */
@@ -407,8 +436,27 @@ export interface InferenceClusterSpec {
 export const InferenceClusterSpecSchema = z.strictObject({
   cluster: InferenceClusterClusterSchema,
   taints: z.array(InferenceClusterTaintSchema).optional(),
+  drain: z.boolean().default(false),
+  failover: InferenceClusterFailoverSchema.optional(),
   nodePools: z.array(InferenceClusterNodePoolSchema).min(1).max(8).optional(),
   crossplane: InferenceClusterCrossplaneSchema.optional(),
+});
+
+/** Cluster health with hysteresis (docs/failover.md), what the fleet scheduler places by. */
+export interface InferenceClusterStatusHealth {
+  state?: 'Provisioning' | 'Healthy' | 'Degraded' | 'Unreachable' | 'Unavailable' | 'Draining';
+  /** Constraints: format date-time. */
+  since?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** zod schema of {@link InferenceClusterStatusHealth}. */
+export const InferenceClusterStatusHealthSchema = z.strictObject({
+  state: z.enum(['Provisioning', 'Healthy', 'Degraded', 'Unreachable', 'Unavailable', 'Draining']).optional(),
+  since: z.string().optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
 });
 
 /** The provider-kubernetes ClusterProviderConfig that targets the workload cluster. */
@@ -684,6 +732,8 @@ export const InferenceClusterStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface InferenceClusterStatus {
+  /** Cluster health with hysteresis (docs/failover.md), what the fleet scheduler places by. */
+  health?: InferenceClusterStatusHealth;
   /** The provider-kubernetes ClusterProviderConfig that targets the workload cluster. */
   providerConfigRef?: InferenceClusterStatusProviderConfigRef;
   gateway?: InferenceClusterStatusGateway;
@@ -708,6 +758,7 @@ export interface InferenceClusterStatus {
 
 /** zod schema of {@link InferenceClusterStatus}. */
 export const InferenceClusterStatusSchema = z.strictObject({
+  health: InferenceClusterStatusHealthSchema.optional(),
   providerConfigRef: InferenceClusterStatusProviderConfigRefSchema.optional(),
   gateway: InferenceClusterStatusGatewaySchema.optional(),
   cache: InferenceClusterStatusCacheSchema.optional(),
