@@ -47,7 +47,9 @@ Exit codes:
   1  invalid input (listed and left out), or a file that cannot be read
   2  usage: unknown flag, bad flag value, missing argument
   4  planned with problems, listed first: not converged, reconcile errors,
-     unplaced replicas (see --allow-partial), False conditions, not Ready
+     unplaced replicas (see --allow-partial), False conditions, not Ready;
+     with --lose: the fleet does not survive the loss; with
+     --check-survivable: the loss of some cluster is not survivable
 `;
 const SELECTOR_EXIT_CODES = `
 Exit codes:
@@ -102,6 +104,13 @@ program
   .option('--allow-partial', 'unplaced replicas are not a problem (exit 0 instead of 4 when that is all)')
   .option('--state <path...>', 'the current fleet: an earlier --write directory or `kubectl get -o yaml` output; its replicas stay where they are')
   .option('--diff', 'with --state: print only what would be created (+), changed (~) or deleted (-)')
+  .option('--now <time>', 'the time durations are measured against (RFC 3339; default the fixed 2024-01-01T00:00:00Z)', (v) => {
+    const t = Date.parse(v);
+    if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(t)) throw new InvalidArgumentError('want an RFC 3339 time such as 2024-01-01T00:00:00Z');
+    return t;
+  })
+  .option('--lose <cluster...>', 'what if: these InferenceClusters are lost once the plan converged; shows where every replica goes once their failover.after has passed')
+  .option('--check-survivable', 'for every InferenceCluster: does losing it leave every deployment fully placed and Ready (N+1)?')
   .addHelpText('after', PLAN_EXIT_CODES)
   .action(async (paths: string[], flags) => {
     try {

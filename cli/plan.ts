@@ -22,6 +22,7 @@ import { controllerUid, groupOf, keyOf } from './plan/store.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
 import { toYaml } from './render/output.js';
+import { checkSurvivable, formatSurvival } from './plan/survivable.js';
 
 /** Flags of `modelplane plan`. */
 export interface PlanFlags {
@@ -35,6 +36,12 @@ export interface PlanFlags {
   state?: string[];
   /** Print only what would be created, changed or deleted relative to --state. */
   diff?: boolean;
+  /** `--now`: ms since the epoch. */
+  now?: number;
+  /** `--lose`: InferenceClusters lost once the plan converged. */
+  lose?: string[];
+  /** `--check-survivable`: every single-cluster loss, one plan each. */
+  checkSurvivable?: boolean;
 }
 
 /** Exit codes of `modelplane plan` and `modelplane selector`. */
@@ -122,12 +129,27 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
   if (state && state.errors.length > 0) {
     throw new UserError(`--state: ${state.errors.map((e) => `${e.file}:${e.line}: ${e.error}`).join('; ')}`);
   }
-  const result = await plan(paths, {
+  if (flags.checkSurvivable && (flags.lose || flags.diff)) {
+    process.stderr.write('modelplane plan: --check-survivable loses every cluster in turn; it does not combine with --lose or --diff\n');
+    return EXIT.usage;
+  }
+  const options = {
     ...(state ? { state: state.objects, addresses: state.addresses } : {}),
     rounds: flags.rounds,
     together: flags.together ?? false,
+    ...(flags.now !== undefined ? { now: flags.now } : {}),
     ...(tty ? { onRound: (phase: string, round: number, n: number) => process.stderr.write(`\r${phase}: round ${round}, ${n} objects   `) } : {}),
-  });
+  };
+  if (flags.checkSurvivable) {
+    const survival = await checkSurvivable(paths, options);
+    if (tty) process.stderr.write('\r\x1b[K');
+    if (flags.output === 'json') io.out(`${JSON.stringify(survival, null, 2)}\n`);
+    else if (flags.output === 'yaml') io.out(toYaml(survival));
+    else io.out(formatSurvival(survival));
+    if (survival.invalid > 0) return EXIT.invalid;
+    return survival.survivable ? EXIT.ok : EXIT.problems;
+  }
+  const result = await plan(paths, { ...options, ...(flags.lose ? { lose: flags.lose } : {}) });
   if (tty) process.stderr.write('\r\x1b[K');
   const report = buildReport(result, { allowPartial: flags.allowPartial ?? false });
   if (flags.diff && state) {

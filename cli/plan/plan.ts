@@ -30,7 +30,9 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { DEFAULT_NOW, type JsonObject, type KubeObject } from '../../functions/lib/function.js';
+import { DEFAULT_BOUNDS, formatTime, parseDuration } from '../../functions/lib/health.js';
+import { providerConfigName } from '../../functions/compose-inference-cluster/backend.js';
 import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError } from '../load.js';
@@ -75,6 +77,15 @@ export interface PlanOptions {
    * metadata; its spec is replaced). For "what happens when I change this".
    */
   changes?: string[][];
+  /** The time functions measure durations against (ms since the epoch, `--now`). @default 2024-01-01T00:00:00Z */
+  now?: number;
+  /**
+   * InferenceClusters lost after the plan converged (`--lose`): the control
+   * plane stops reaching them at `now` (their reachability probes report
+   * Synced False), and the plan looks at the fleet once the longest of their
+   * `failover.after` has passed (docs/failover.md).
+   */
+  lose?: string[];
 }
 
 /** Everything a plan produced. */
@@ -89,6 +100,8 @@ export interface PlanResult {
   errors: Record<string, string>;
   /** Keys of the objects loaded from the inputs. */
   inputs: Set<string>;
+  /** The clusters lost (`lose`), sorted. */
+  lost: string[];
 }
 
 /** Compositions under compositions/, by `apiVersion/kind` of their composite type. */
@@ -215,6 +228,10 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   const providerCandidates = new Set<string>();
   let round = 0;
   let converged = true;
+  const start = opts.now ?? DEFAULT_NOW;
+  let now = start;
+  /** The ClusterProviderConfigs of the lost clusters: what their managed resources can no longer reach. */
+  const lostConfigs = new Set<string>();
 
   // As `kubectl apply` does, a namespaced input without a namespace lands in `default`.
   const apply = (objects: KubeObject[]) => {
@@ -263,7 +280,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
       const debugBefore = process.env['MODELPLANE_DEBUG_ROUNDS'] ? store.fingerprint() : '';
       const xrs = xrKeys();
       const reconcile = async (key: string, xr: KubeObject) => {
-        const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime);
+        const outcome = await reconcileXR(store, key, compositions.get(`${xr.apiVersion}/${xr.kind}`)!, runtime, formatTime(now));
         if (outcome.inputs) read.set(key, outcome.inputs);
         else read.delete(key);
         if (outcome.error !== undefined) errors[key] = outcome.error;
@@ -303,7 +320,8 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         }
         if (providerWrote.has(key) && providerWrote.get(key) === store.modRevision(key)) continue;
         const owner = store.getByUid(controllerUid(o)!);
-        const status = providerStatus(o, owner?.kind === 'InferenceGateway' ? controlPlane : workload);
+        const pool = owner?.kind === 'InferenceGateway' ? controlPlane : workload;
+        const status = providerStatus(o, lostConfigs.size === 0 ? pool : { address: (x) => pool.address(x), unreachable: (mr: KubeObject) => lostTarget(mr, lostConfigs, start) });
         if (!jsonEqual(o['status'], status)) store.put({ ...o, status });
         writeConnectionSecret(store, o);
         providerWrote.set(key, store.modRevision(key));
@@ -339,10 +357,46 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
       applyEdit([...changed.platform, ...changed.developer]);
       converged = (await runPhase(`change ${i + 1}`)) && converged;
     }
+    if (opts.lose !== undefined && opts.lose.length > 0) {
+      const clusters = new Map(store.all().filter((o) => o.kind === 'InferenceCluster').map((o) => [o.metadata?.name ?? '', o]));
+      const unknown = opts.lose.filter((n) => !clusters.has(n));
+      if (unknown.length > 0) throw new UserError(`--lose ${unknown.join(', ')}: no such InferenceCluster in the plan (it has ${[...clusters.keys()].sort().join(', ') || 'none'})`);
+      let after = 0;
+      for (const name of opts.lose) {
+        const c = clusters.get(name)!;
+        lostConfigs.add(String(((c['status'] as JsonObject | undefined)?.['providerConfigRef'] as JsonObject | undefined)?.['name'] ?? providerConfigName(name)));
+        after = Math.max(after, parseDuration(((c['spec'] as JsonObject | undefined)?.['failover'] as JsonObject | undefined)?.['after']) ?? DEFAULT_BOUNDS.afterSeconds);
+      }
+      // Lost at `start`, looked at once failover.after has passed: every managed resource that reaches them is re-observed.
+      now = start + after * 1000;
+      for (const o of store.all()) {
+        if (lostTarget(o, lostConfigs, start) === undefined) continue;
+        providerWrote.delete(keyOf(o));
+        providerCandidates.add(keyOf(o));
+      }
+      converged = (await runPhase(`lose ${[...opts.lose].sort().join(', ')}`)) && converged;
+    }
   } finally {
     if (!opts.runtime) await runtime.close();
   }
-  return { converged, rounds: round, store, invalid: classified.invalid, skipped: classified.skipped, errors, inputs };
+  return { converged, rounds: round, store, invalid: classified.invalid, skipped: classified.skipped, errors, inputs, lost: [...(opts.lose ?? [])].sort() };
+}
+
+/**
+ * When `mr` is a managed resource acting through one of `configs` (a lost
+ * cluster's ClusterProviderConfig): its provider's Synced=False condition,
+ * as provider-kubernetes reports a cluster it cannot reach, since `at`.
+ */
+export function lostTarget(mr: KubeObject, configs: ReadonlySet<string>, at: number): JsonObject | undefined {
+  const ref = (mr['spec'] as JsonObject | undefined)?.['providerConfigRef'] as JsonObject | undefined;
+  if (typeof ref?.['name'] !== 'string' || !configs.has(ref['name'])) return undefined;
+  return {
+    type: 'Synced',
+    status: 'False',
+    reason: 'ReconcileError',
+    message: 'cannot reach the cluster: it is lost (modelplane plan --lose, simulated)',
+    lastTransitionTime: formatTime(at),
+  };
 }
 
 /** The ModelReplicas `xr` controls: store key → [revision, cluster label]. */

@@ -89,6 +89,12 @@ export interface ProviderContext {
    * when it is bound. Absent: every workload is bound (plan).
    */
   pending?(obj: KubeObject): string | undefined;
+  /**
+   * The Synced=False condition of a managed resource whose cluster its
+   * provider cannot reach (`plan --lose`), or undefined. Such a resource
+   * keeps what it last observed (its Ready is stale, as a real provider's).
+   */
+  unreachable?(obj: KubeObject): JsonObject | undefined;
 }
 
 /** A fake: the status a provider would write for this object. */
@@ -280,6 +286,12 @@ export function isManaged(group: string): boolean {
  */
 export function providerStatus(obj: KubeObject, ctx: ProviderContext): JsonObject {
   const group = groupOf(obj.apiVersion);
+  const lost = isManaged(group) ? ctx.unreachable?.(obj) : undefined;
+  if (lost !== undefined) {
+    const last = (obj['status'] ?? {}) as JsonObject;
+    const kept = ((last['conditions'] as JsonObject[] | undefined) ?? readyConditions()).filter((c) => c['type'] !== 'Synced');
+    return { ...last, conditions: [...kept, lost] };
+  }
   if (!isManaged(group)) {
     return clusterStatus(obj, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, ctx) ?? {};
   }

@@ -17,7 +17,7 @@
  * A Fatal result or a harness error changes nothing and is returned as the
  * XR's error, as a failed reconcile leaves the cluster untouched.
  */
-import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { type JsonObject, type KubeObject, NOW_CONTEXT_KEY } from '../../functions/lib/function.js';
 import type { ResourceSelector } from '@crossplane-org/function-sdk-typescript';
 import type { FunctionRuntime } from '../functions.js';
 import { render } from '../render/engine.js';
@@ -111,6 +111,7 @@ export async function reconcileXR(
   key: string,
   composition: KubeObject,
   runtime: FunctionRuntime,
+  now?: string,
 ): Promise<ReconcileOutcome> {
   const xr = store.get(key);
   if (!xr) return { changed: false };
@@ -146,7 +147,8 @@ export async function reconcileXR(
         required: [],
         resolve,
         credentials: credentials ? store.ofKind('', 'Secret') : [],
-        context: {},
+        // The time durations are measured against (cluster health): render's fixed time unless the plan moves it.
+        context: now === undefined ? {} : { [NOW_CONTEXT_KEY]: now },
         computeTag: false,
       },
       runtime,

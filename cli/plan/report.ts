@@ -49,6 +49,10 @@ export interface ClusterReport {
   pools: PoolReport[];
   /** null until the cluster publishes its capabilities. */
   capabilities: CapabilitiesReport | null;
+  /** status.health (docs/failover.md), null until published. */
+  health: { state: string; since: string | null; reason: string | null; message: string | null } | null;
+  /** Lost in this plan (`--lose`). */
+  lost: boolean;
   /** Every condition of status.conditions, in the XR's order. */
   conditions: ConditionReport[];
 }
@@ -188,6 +192,12 @@ export function clusterReady(c: KubeObject): boolean {
   return conditionStatus(c, 'Ready') === 'True' && conditionStatus(c, 'ClusterReady') !== 'False';
 }
 
+function health(c: KubeObject): ClusterReport['health'] {
+  const h = obj(obj(c['status'])['health']);
+  if (typeof h['state'] !== 'string') return null;
+  return { state: h['state'], since: str(h['since']), reason: str(h['reason']), message: str(h['message']) };
+}
+
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
   /** Unplaced replicas are not problems (`plan --allow-partial`). */
@@ -230,6 +240,8 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
               nodeAutoscaling: str(obj(caps)['nodeAutoscaling']),
               gpuStack: str(obj(caps)['gpuStack']),
             },
+      health: health(c),
+      lost: result.lost.includes(name),
       conditions: conditions(c),
     };
   });
@@ -404,6 +416,11 @@ export function planProblems(result: PlanResult, deployments: readonly Deploymen
   if (!result.converged) out.push(`not converged after ${result.rounds} rounds (raise --rounds to let it settle)`);
   for (const i of result.invalid) out.push(`invalid: ${i.file}:${i.line}${i.kind === '?' && i.name === '?' ? '' : ` ${i.kind}/${i.name}`}: ${i.error}`);
   for (const k of Object.keys(result.errors).sort()) out.push(`reconcile error: ${k}: ${result.errors[k]}`);
+  for (const d of deployments) {
+    // Replicas that must move and fit nowhere (a loss, a rollout) stay where they are: a problem whatever is placed.
+    const held = d.conditions.find((x) => x.type === 'Progressing' && x.status === 'False');
+    if (held) out.push(`ModelDeployment ${d.namespace}/${d.name}: Progressing ${held.reason}: ${held.message}`);
+  }
   if (!opts.allowPartial) {
     for (const d of deployments) {
       if (d.scheduledReplicas >= d.desiredReplicas) continue;
@@ -421,6 +438,8 @@ export function planProblems(result: PlanResult, deployments: readonly Deploymen
       return ka < kb ? -1 : ka > kb ? 1 : 0;
     });
   for (const o of xrs) {
+    // A cluster lost on purpose (`--lose`) is expected to be down: what it does to the fleet is the question.
+    if (o.kind === 'InferenceCluster' && result.lost.includes(o.metadata?.name ?? '')) continue;
     const name = `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`;
     let said = false;
     for (const c of arr(obj(o['status'])['conditions'])) {

@@ -64,15 +64,16 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   out.push(c.bold('Clusters'));
   const clusterRows: string[][] = [];
   for (const cl of report.clusters) {
-    if (cl.pools.length === 0) clusterRows.push([cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', '-', '', '', '', '']);
+    const health = `${cl.health?.state ?? '-'}${cl.lost ? ' (lost)' : ''}`;
+    if (cl.pools.length === 0) clusterRows.push([cl.name, cl.source ?? '', yes(cl.ready), health, cl.gatewayAddress ?? '-', '-', '', '', '', '']);
     for (const [i, p] of cl.pools.entries()) {
       const pool = [p.name, p.className ?? '', String(p.nodes), String(p.usedNodes), p.fabric ?? '-'];
-      clusterRows.push(i === 0 ? [cl.name, cl.source ?? '', yes(cl.ready), cl.gatewayAddress ?? '-', ...pool] : ['', '', '', '', ...pool]);
+      clusterRows.push(i === 0 ? [cl.name, cl.source ?? '', yes(cl.ready), health, cl.gatewayAddress ?? '-', ...pool] : ['', '', '', '', '', ...pool]);
     }
   }
   out.push(
     report.clusters.length > 0
-      ? table(['CLUSTER', 'SOURCE', 'READY', 'GATEWAY', 'POOL', 'CLASS', 'NODES', 'USED', 'FABRIC'], clusterRows, color)
+      ? table(['CLUSTER', 'SOURCE', 'READY', 'HEALTH', 'GATEWAY', 'POOL', 'CLASS', 'NODES', 'USED', 'FABRIC'], clusterRows, color)
       : '  (none)',
     '',
   );

@@ -18,7 +18,7 @@ describe('modelplane plan (command line)', () => {
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(report)).toEqual(['converged', 'rounds', 'problems', 'clusters', 'deployments', 'caches', 'services', 'others', 'invalid', 'resources', 'state']);
     const [cluster] = report['clusters'] as Record<string, unknown>[];
-    expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities', 'conditions']);
+    expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities', 'health', 'lost', 'conditions']);
     const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];
     expect(Object.keys(pool ?? {})).toEqual(['name', 'className', 'nodes', 'usedNodes', 'usedDevices', 'fabric']);
     const [deployment] = report['deployments'] as Record<string, unknown>[];
