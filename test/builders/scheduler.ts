@@ -87,6 +87,11 @@ export function cluster(
     labels?: Record<string, string>;
     /** The cluster's multi-node fabric (`status.capabilities`); null: no capabilities published. @default "InfiniBand" */
     fabric?: 'EFA' | 'InfiniBand' | 'Ethernet' | 'None' | null;
+    /** `status.health` (docs/failover.md): its state, since 2024-01-01T00:00:00Z unless given. */
+    health?: string;
+    since?: string;
+    /** `spec.drain`. */
+    drain?: boolean;
   } = {},
 ): KubeObject {
   const status: JsonObject = {
@@ -98,6 +103,8 @@ export function cluster(
   if (opts.gateway !== null) status['gateway'] = { address: opts.gateway ?? '10.0.0.1' };
   const spec: JsonObject = { cluster: { source: 'Existing', existing: { secretRef: { name: `${name}-kubeconfig` } } } };
   if (opts.taints) spec['taints'] = opts.taints;
+  if (opts.drain !== undefined) spec['drain'] = opts.drain;
+  if (opts.health !== undefined) status['health'] = { state: opts.health, since: opts.since ?? '2024-01-01T00:00:00Z', reason: opts.health, message: `test: ${opts.health}` };
   const metadata: KubeObject['metadata'] = { name };
   if (opts.labels) metadata.labels = opts.labels;
   return { apiVersion: API, kind: 'InferenceCluster', metadata, spec, status };

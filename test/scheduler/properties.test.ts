@@ -161,6 +161,43 @@ describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
     expect(rollouts).toBeGreaterThan(CASES / 20);
   });
 
+  it('fails over without their mistakes: no placement on a cluster that cannot serve, nothing moves on a blip, no failover removal before enough are Ready', () => {
+    const failures: string[] = [];
+    let blips = 0;
+    let failovers = 0;
+    for (const seed of seeds) {
+      const w = world(seed);
+      const out = run(w);
+      const fleet = new Map(readFleet(w.clusters).clusters.map((c) => [c.name, c]));
+      for (const c of out.candidates.filter((x) => !x.retained)) {
+        const cl = fleet.get(c.cluster)!;
+        if (cl.drain || (cl.health !== undefined && cl.health.state !== 'Healthy' && cl.health.state !== 'Draining')) failures.push(`seed ${seed}: placed on ${c.cluster} (${cl.health?.state}, drain ${cl.drain})`);
+      }
+      const ours = readReplicas(w.replicas).filter((r) => r.namespace === 'ml-team' && r.deployment === 'my-model');
+      const placed = new Set(out.candidates.map((c) => `${c.cluster}/${c.index}`));
+      const readyElsewhere = out.candidates.filter((c) => c.role !== 'retiring' && c.ready && c.unseen === undefined).length;
+      const seen = new Set<string>();
+      for (const r of ours) {
+        const id = `${r.clusterName}/${r.index}`;
+        const cl = fleet.get(r.clusterName);
+        if (seen.has(id) || cl === undefined) continue;
+        seen.add(id);
+        if (cl.health?.state === 'Unreachable' && !cl.drain && cl.unreadable === undefined) {
+          blips++;
+          // A blip moves nothing but what the spec itself asks to go (scale-down, a misfit replaced).
+          if (!placed.has(id) && ours.filter((x) => fleet.has(x.clusterName)).length <= w.spec.replicas && out.rollout.retiring === 0) failures.push(`seed ${seed}: ${id} went on a blip`);
+        }
+        if ((cl.health?.state === 'Unavailable' || cl.drain) && cl.unreadable === undefined) {
+          failovers++;
+          if (!placed.has(id) && readyElsewhere < w.spec.replicas && ours.length <= w.spec.replicas) failures.push(`seed ${seed}: ${id} removed with ${readyElsewhere} of ${w.spec.replicas} Ready elsewhere`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(blips).toBeGreaterThan(10);
+    expect(failovers).toBeGreaterThan(10);
+  });
+
   it('never places a new replica beyond replicas + maxSurge', () => {
     const failures: string[] = [];
     let surged = 0;

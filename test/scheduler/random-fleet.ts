@@ -54,6 +54,8 @@ const TAINTS = [
   { key: 'spot', value: 'true', effect: 'NoSchedule' },
 ];
 
+const HEALTH = ['Provisioning', 'Healthy', 'Degraded', 'Unreachable', 'Unavailable', 'Draining'];
+
 /** A random fleet of 1-12 clusters named c00..c19. */
 export function randomClusters(r: Rand, count = r.int(1, 12), offset = 0): KubeObject[] {
   const names = r.shuffle(Array.from({ length: 20 }, (_, i) => `c${String(i + offset).padStart(2, '0')}`)).slice(0, count);
@@ -67,6 +69,9 @@ export function randomClusters(r: Rand, count = r.int(1, 12), offset = 0): KubeO
     if (r.chance(0.1)) opts.ready = false;
     if (r.chance(0.1)) opts.gateway = null;
     if (r.chance(0.2)) opts.taints = [r.pick(TAINTS)];
+    // Health (docs/failover.md): most clusters publish it; a few are drained.
+    if (r.chance(0.6)) opts.health = r.chance(0.6) ? 'Healthy' : r.pick(HEALTH);
+    if (r.chance(0.05)) opts.drain = true;
     return cluster(name, opts);
   });
 }
