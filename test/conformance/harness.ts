@@ -141,7 +141,8 @@ function firstDoc(file: string): Obj {
 
 /** The flags an example implies, identical for both renderers. */
 export function exampleArgs(ex: Example, opts: { xrd?: boolean } = {}): string[] {
-  const args: string[] = [];
+  // Both renderers measure durations (cluster health) against render's fixed time, not the clock.
+  const args: string[] = ['--context-values', 'modelplane.ai/now="2024-01-01T00:00:00Z"'];
   if (ex.observed) args.push('-o', ex.observed);
   if (ex.required) args.push('-e', ex.required);
   if (ex.credentials) args.push('--function-credentials', ex.credentials);
