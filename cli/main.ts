@@ -21,6 +21,7 @@ const lazy = {
   runtime: () => import('./dev/runtime/index.js'),
   state: () => import('./dev/state.js'),
   up: () => import('./dev/up.js'),
+  workload: () => import('./dev/workload.js'),
 };
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -75,6 +76,10 @@ program
   .option('-x, --include-full-xr', 'merge the input XR (spec, metadata) into the printed XR')
   .option('-c, --include-context', 'print the final context as a Context document')
   .option('--xrd <path>', 'validate the XR against this XRD and apply its defaults first')
+  .option('--now <time>', 'the time durations are measured against (RFC 3339; default the fixed 2024-01-01T00:00:00Z)', (v) => {
+    if (!/^\d{4}-\d\d-\d\dT/.test(v) || Number.isNaN(Date.parse(v))) throw new InvalidArgumentError('want an RFC 3339 time such as 2024-01-01T00:00:00Z');
+    return v;
+  })
   .option('--in-process', 'run our functions in this process instead of over gRPC')
   .action(async (xr: string, composition: string, functions: string, flags) => {
     try {
@@ -243,6 +248,29 @@ dev
       process.exitCode = opts.inside ? await (await lazy.quiet()).quiet(opts.seconds) : runInside(dir, ['dev', '--dir', dir, 'quiet', '--inside', '--seconds', String(opts.seconds)]);
     } catch (err) {
       fail('dev quiet', err);
+    }
+  });
+
+const workload = dev.command('workload').description('take the workload API server away and bring it back: a lost cluster, as the fleet sees one');
+workload
+  .command('stop')
+  .description('stop the workload API server (its data is kept)')
+  .action(async (_opts: unknown, cmd: Command) => {
+    try {
+      process.exitCode = await (await lazy.workload()).stopWorkload(await devDirOf(cmd));
+    } catch (err) {
+      fail('dev workload stop', err);
+    }
+  });
+workload
+  .command('start')
+  .description('start the workload API server again, with the same flags and data')
+  .addOption(new Option('--inside').hideHelp())
+  .action(async (opts: { inside?: boolean }, cmd: Command) => {
+    try {
+      process.exitCode = await (await lazy.workload()).startWorkload(await devDirOf(cmd), opts.inside ?? false);
+    } catch (err) {
+      fail('dev workload start', err);
     }
   });
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { JsonObject, KubeObject } from '../functions/lib/function.js';
+import { type JsonObject, type KubeObject, NOW_CONTEXT_KEY } from '../functions/lib/function.js';
 import { type FunctionRuntime, GrpcRuntime, InProcessRuntime } from './functions.js';
 import { loadManifests, loadOne, UserError } from './load.js';
 import { checkComposition, type RenderInputs, type RenderOutput, render } from './render/engine.js';
@@ -27,6 +27,8 @@ export interface RenderFlags {
   includeFullXr?: boolean;
   includeContext?: boolean;
   xrd?: string;
+  /** `--now`: the time durations are measured against (RFC 3339), as context key modelplane.ai/now. */
+  now?: string;
   /** Run functions in this process instead of over gRPC. */
   inProcess?: boolean;
 }
@@ -114,7 +116,7 @@ export function loadRenderInputs(xrPath: string, compositionPath: string, flags:
     observed,
     required,
     credentials,
-    context: parseContext(flags.contextFiles, flags.contextValues),
+    context: { ...parseContext(flags.contextFiles, flags.contextValues), ...(flags.now !== undefined ? { [NOW_CONTEXT_KEY]: flags.now } : {}) },
     compositionFile: compositionPath,
   };
 }

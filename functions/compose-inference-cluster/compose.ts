@@ -28,6 +28,11 @@
  *   while the cloud cluster is briefly not Ready (reference: dropped).
  * - An Existing cluster's kubeconfig Secret is read: absent, or without its
  *   key, is a `ClusterReady` False condition naming modelplane-system/<name>.
+ * - Health (health.ts, docs/failover.md): once the ClusterProviderConfig
+ *   is composed, an observe-only reachability probe; `status.health` with
+ *   hysteresis against the request's `now`, the response TTL set to the next
+ *   bound; the XR is not Ready while the cluster is Unreachable or
+ *   Unavailable.
  * - Invalid user input is a condition and a Warning, never an exception; an
  *   XR without a name is a Fatal result.
  */

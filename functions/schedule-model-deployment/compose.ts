@@ -41,6 +41,11 @@
  *   away only because the spec asks for fewer, a Ready replacement exists or
  *   their cluster is gone or not Ready (scheduling.ts). `status.placements[]`
  *   carries each replica's `role` (current, surge, retiring).
+ * - Failover (docs/failover.md): a replica on a cluster the control plane
+ *   cannot see is not counted Ready; its endpoint is kept as it is while the
+ *   cluster is Unreachable, and dropped once it is Unavailable unless no
+ *   other replica is Ready (a route is never emptied). Progressing says
+ *   Failover, or False/FailoverBlocked when no replacement fits.
  * - Conditions in order: ModelCacheResolved (only with a cache),
  *   ReplicasScheduled, ReplicasReady, Progressing (when scheduled:
  *   ReplicasUpToDate, RollingUpdate, or False/RolloutBlocked when the current

@@ -12,7 +12,12 @@
  *      pools; one that must move (changed engine shape, a pool gone or no
  *      longer matching, an untolerated NoExecute taint) on a cluster that is
  *      present and Ready is `retiring` (kept at its previous spec); one whose
- *      cluster is gone (deleted or no longer selected) or not Ready goes;
+ *      cluster is gone (deleted or no longer selected) goes, as does one on
+ *      a not-Ready cluster that publishes no health (docs/failover.md);
+ *      one on an Unavailable or drained cluster is `retiring` with
+ *      `failover` set (re-placed make before break), and one on a cluster
+ *      the control plane cannot see (Unreachable, Unavailable) is not
+ *      counted Ready (`unseen`);
  *   2b. over capacity (arrival.ts): a current replica that is not Ready and
  *      that its cluster's ledger marks over capacity (its pods are Pending:
  *      concurrent schedulers took the same devices from a stale ledger)
@@ -21,7 +26,9 @@
  *      (ties: later cluster name, then highest index);
  *   4. retire (make before break, issue 16): retiring replicas are kept while
  *      the current spec has fewer than `replicas - maxUnavailable` Ready
- *      replicas, Ready ones first; the rest go;
+ *      replicas, Ready ones first; the rest go; failover replicas are kept
+ *      while fewer than `replicas` are Ready elsewhere (maxUnavailable does
+ *      not apply: a replica on a lost cluster never goes first);
  *   5. build the capacity (capacity.ts, ledger.ts): free devices per node of
  *      every pool after every replica that holds some, in arrival order:
  *      other deployments' as the cluster publishes them
@@ -41,9 +48,12 @@
  *   one node of its pool after all charged replicas and earlier placements.
  * - One pool per engine, all engines of a replica on one cluster.
  * - Make before break: a replica is removed only when the spec asks for
- *   fewer, when enough Ready replacements exist (within maxUnavailable), or
- *   when its cluster is gone or not Ready. A Ready replica is never over
- *   capacity.
+ *   fewer, when enough Ready replacements exist (within maxUnavailable;
+ *   all of them for failover), or when its cluster is gone (or not Ready
+ *   and publishing no health). A Ready replica is never over capacity.
+ * - Failover (docs/failover.md): nothing moves on a blip (Unreachable);
+ *   no new replica on a cluster whose health is not Healthy (or Draining
+ *   by a taint the deployment tolerates) or that is drained.
  * - Bounded surge: a call that places a new replica leaves at most
  *   `replicas + maxSurge` placed.
  * - Deterministic and order-free: clusters are sorted by name and replicas by

@@ -97,8 +97,8 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
   it('kubectl get shows every printer column with true values', () => {
     const row = (args: string[]) => kubectl(['get', ...args]).stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
     const [ich, icr] = row(['inferencecluster', 'vultr-demo']);
-    expect(ich!.slice(0, 5)).toEqual(['NAME', 'SOURCE', 'GATEWAY', 'SYNCED', 'READY']);
-    expect(icr!.slice(0, 5)).toEqual(['vultr-demo', 'Vultr', expect.stringMatching(/^198\.51\.100\.\d+$/), 'True', 'True']);
+    expect(ich!.slice(0, 7)).toEqual(['NAME', 'SOURCE', 'GATEWAY', 'HEALTH', 'SINCE', 'SYNCED', 'READY']);
+    expect(icr!.slice(0, 7)).toEqual(['vultr-demo', 'Vultr', expect.stringMatching(/^198\.51\.100\.\d+$/), 'Healthy', expect.stringMatching(/^\d+[smh]/), 'True', 'True']);
     const [gwh, gwr] = row(['inferencegateway', 'default']);
     expect(gwh!.slice(0, 5)).toEqual(['NAME', 'GATEWAY', 'ADDRESS', 'SYNCED', 'READY']);
     expect(gwr!.slice(0, 5)).toEqual(['default', 'Traefik', '172.18.255.200', 'True', 'True']);
@@ -223,6 +223,84 @@ spec:
     // The engine and its endpoint picker (tiny-<hash>-tiny-<hash>, tiny-<hash>-epp), available per the simulated kubelet.
     expect(engines).toEqual(['epp 1', 'tiny 1']);
   }, 12 * MIN);
+
+  it('a lost cluster: a blip moves nothing; past failover.after the replica is re-placed, Ready before the old one goes, the route never empty; recovery moves nothing back', async () => {
+    const manifest = `apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata:
+  name: dev-fallback
+  labels:
+    modelplane.ai/env: dev
+spec:
+  cluster:
+    source: Vultr
+    vultr:
+      region: ewr
+  nodePools:
+  - name: gpu-a16
+    className: a16-1x
+    nodeCount: 1
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata:
+  name: tiny
+  namespace: ml-team
+spec:
+  endpoints:
+  - selector:
+      matchLabels:
+        modelplane.ai/deployment: tiny
+`;
+    const file = join(E2E_DIR, 'failover.yaml');
+    writeFileSync(file, manifest);
+    expect(kubectl(['apply', '-f', file]).code).toBe(0);
+    const health = (name: string) => (kubectlJson<Obj>(['get', 'inferencecluster', name]).status?.['health'] as { state?: string } | undefined)?.state;
+    /** Backends of the tiny service's HTTPRoute; every check asserts it is never empty once it routes. */
+    const backends = () => {
+      const routes = items(['httproutes.gateway.networking.k8s.io', '-A']).filter((r) => r.metadata.name.startsWith('tiny-'));
+      const rules = ((routes[0]?.['spec'] as Obj['spec'])?.['rules'] ?? []) as { backendRefs?: { name: string }[] }[];
+      return rules.flatMap((r) => r.backendRefs ?? []).map((b) => b.name);
+    };
+    await eventually('dev-fallback Healthy and the tiny route has a backend', () => (health('dev-fallback') === 'Healthy' && backends().length > 0 ? true : undefined), { timeoutMs: 6 * MIN, state: snapshot });
+    const route = () => {
+      const b = backends();
+      expect(b.length, 'the route always has a backend').toBeGreaterThan(0);
+      return b;
+    };
+
+    // A blip: Unreachable, back before failover.after (3m): nothing moves.
+    expect(kubectl(['patch', 'inferencecluster', 'dev-workload', '--type=merge', '-p', '{"spec":{"failover":{"after":"3m","recoverAfter":"10s"}}}']).code).toBe(0);
+    expect(modelplane(['dev', '--dir', E2E_DIR, 'workload', 'stop']).code).toBe(0);
+    await eventually('dev-workload Unreachable', () => (route() && health('dev-workload') === 'Unreachable' ? true : undefined), { timeoutMs: 3 * MIN, state: snapshot });
+    expect(placements('ml-team', 'tiny')).toEqual(['dev-workload/gpu-a16 (not ready)']);
+    expect(modelplane(['dev', '--dir', E2E_DIR, 'workload', 'start']).code).toBe(0);
+    await eventually('dev-workload Healthy again', () => (route() && health('dev-workload') === 'Healthy' ? true : undefined), { timeoutMs: 3 * MIN, state: snapshot });
+    await eventually('tiny Ready where it was', () => (placements('ml-team', 'tiny')?.join() === 'dev-workload/gpu-a16' ? true : undefined), { state: snapshot });
+
+    // A loss: Unreachable for failover.after (20s) turns it Unavailable; the replacement is Ready before the old replica goes.
+    expect(kubectl(['patch', 'inferencecluster', 'dev-workload', '--type=merge', '-p', '{"spec":{"failover":{"after":"20s","recoverAfter":"10s"}}}']).code).toBe(0);
+    expect(modelplane(['dev', '--dir', E2E_DIR, 'workload', 'stop']).code).toBe(0);
+    const seen: string[] = [];
+    await eventually('tiny re-placed on dev-fallback and the old replica gone', () => {
+      route();
+      const p = placements('ml-team', 'tiny') ?? [];
+      if (seen.at(-1) !== p.join()) seen.push(p.join());
+      // make before break: the old replica stays while the new one is not Ready
+      if (p.includes('dev-fallback/gpu-a16 (not ready)')) expect(p.some((x) => x.startsWith('dev-workload/'))).toBe(true);
+      return p.join() === 'dev-fallback/gpu-a16' ? true : undefined;
+    }, { timeoutMs: 6 * MIN, state: () => `${seen.join(' | ')}\n${snapshot()}` });
+    expect(health('dev-workload')).toBe('Unavailable');
+    // both ran at once: the old one went only after the replacement was placed and Ready
+    expect(seen.some((x) => x.includes('dev-fallback/') && x.includes('dev-workload/')), seen.join(' | ')).toBe(true);
+    expect(route()).toHaveLength(1);
+
+    // Back: Healthy after recoverAfter, and nothing moves back.
+    expect(modelplane(['dev', '--dir', E2E_DIR, 'workload', 'start']).code).toBe(0);
+    await eventually('dev-workload Healthy again', () => (health('dev-workload') === 'Healthy' ? true : undefined), { timeoutMs: 3 * MIN, state: snapshot });
+    await new Promise((r) => setTimeout(r, 15_000));
+    expect(placements('ml-team', 'tiny')).toEqual(['dev-fallback/gpu-a16']);
+  }, 20 * MIN);
 
   it('the demo seeds apply unchanged: two Ready replicas on two of the three EKS clusters, one address routing to both', async () => {
     const apply = kubectl(['apply', '-f', join(SEEDS, 'demo')]);
