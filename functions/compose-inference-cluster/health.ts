@@ -19,7 +19,10 @@
  *   Degraded (the first problem's reason and message); else Healthy, since
  *   the latest lastTransitionTime of the probe's Synced, the cloud cluster's
  *   and the serving stack's Ready. Before the probe is observed nothing is
- *   reachable yet: Provisioning until first Healthy.
+ *   reachable yet: Provisioning until first Healthy. A paused probe
+ *   (`crossplane.io/paused`, Synced False `ReconcilePaused`: the dev
+ *   control plane pauses every Object of a simulated cluster) checks
+ *   nothing, so it is no sign of a loss.
  * - The response TTL is the time left to the next bound (at least 1 s), so
  *   Crossplane calls the function again when it expires.
  */
@@ -29,6 +32,9 @@ import { kubernetesObject } from '../lib/objects.js';
 import { KEY_CPC, KEY_SERVING_STACK, providerConfigName } from './backend.js';
 import { SYSTEM_NAMESPACE } from './cloud.js';
 import type { InferenceCluster } from './spec.js';
+
+/** The Synced reason of a paused managed resource (crossplane-runtime `ReconcilePaused`): its provider does not look. */
+const PAUSED = 'ReconcilePaused';
 
 /** Composition resource name of the reachability probe. */
 export const KEY_PROBE = 'reachability-probe';
@@ -81,7 +87,8 @@ function latest(times: (string | undefined)[]): string | undefined {
 export function healthSignal(observed: Record<string, ObservedResource>, cloudKey: string | undefined, conditions: readonly Condition[], previous: ClusterHealth | undefined): HealthSignal {
   const probe = observed[KEY_PROBE]?.resource;
   const synced = observedCondition(probe, 'Synced');
-  if (synced?.status === 'False') return { kind: 'Unreachable', since: synced.since, reason: 'ProbeFailed', message: msgProbeFailed(synced.message) };
+  // A paused probe (crossplane.io/paused: Synced False ReconcilePaused) checks nothing: it says nothing of reachability.
+  if (synced?.status === 'False' && synced.reason !== PAUSED) return { kind: 'Unreachable', since: synced.since, reason: 'ProbeFailed', message: msgProbeFailed(synced.message) };
   const cloud = cloudKey === undefined ? undefined : observed[cloudKey]?.resource;
   const cloudReady = observedCondition(cloud, 'Ready');
   if (cloud !== undefined && cloudReady?.status === 'False' && previous !== undefined && previous.state !== 'Provisioning') {

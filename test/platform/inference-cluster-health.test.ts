@@ -74,6 +74,15 @@ describe('InferenceCluster health', () => {
     expect(out.ready).toBe(false);
   });
 
+  it('a paused probe (Synced False ReconcilePaused) checks nothing: no sign of a loss', () => {
+    const paused = observed(expectedProbe(), undefined, [
+      { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: iso(0) },
+      { type: 'Synced', status: 'False', reason: 'ReconcilePaused', lastTransitionTime: iso(20) },
+    ]);
+    expect(healthOf(run(cluster({}, healthy), paused, 60))).toEqual(healthy);
+    expect(healthOf(run(cluster(), paused, 60))).toEqual({ ...healthy, since: iso(20) });
+  });
+
   it('spec.failover.after: 20s turns it Unavailable 20 s after the probe failed', () => {
     const ic = cluster({ failover: { after: '20s', recoverAfter: '10s' } }, healthy);
     const before = run(ic, probe(false, 100), 110);
