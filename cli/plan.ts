@@ -1,6 +1,8 @@
 /**
- * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]`:
- * the preview a platform team reviews before applying (plan/plan.ts).
+ * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]
+ * [--now T] [--lose CLUSTER... | --check-survivable]`: the preview a platform team reviews
+ * before applying (plan/plan.ts), and what a cluster's loss would do
+ * (docs/failover.md#what-if; plan/survivable.ts).
  *
  * Exit codes (a CI gate; also in `modelplane plan --help` and the README):
  * - 0: converged, every desired replica placed, every InferenceCluster,
@@ -9,7 +11,9 @@
  * - 2: usage (an unknown flag, a bad flag value);
  * - 4: planned with problems: not converged, reconcile errors, unplaced
  *   replicas (accepted by `--allow-partial`), False conditions or not-Ready
- *   clusters, gateways or services; the problems are printed first.
+ *   clusters, gateways or services, a held failover or rollout; with
+ *   `--check-survivable`, a single-cluster loss that is not survivable;
+ *   the problems are printed first.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
