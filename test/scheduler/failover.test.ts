@@ -90,6 +90,22 @@ describe('cluster health in the scheduler', () => {
     expect(cond(out, 'ReplicasReady')?.message).toContain('replica my-model-5ab63: cluster cluster-a is Unavailable: not counted Ready; its endpoint is kept while no other replica is Ready (a route is never emptied)');
   });
 
+  it('the bug-log case: an endpoint on a cluster that publishes no gateway address is kept while Unreachable, removed when Unavailable or replaced', () => {
+    const noGateway = (state: string) => [cluster(a, { health: state, gateway: null }), cluster(b, { health: 'Healthy' }), cluster('cluster-c', { health: 'Healthy' })];
+    expect(Object.keys(twoReplicas(undefined, { c: noGateway('Unreachable') }).resources)).toContain('endpoint-cluster-a-0');
+    expect(Object.keys(twoReplicas(undefined, { c: noGateway('Unavailable') }).resources)).not.toContain('endpoint-cluster-a-0');
+    const ra = replica(a, 0, { ready: true });
+    const rb = replica(b, 0, { ready: true });
+    const rc = replica('cluster-c', 0, { ready: true });
+    const replaced = compose(
+      request(deployment({ replicas: 2 }), {
+        observed: { 'replica-cluster-a-0': ra, 'replica-cluster-b-0': rb, 'replica-cluster-c-0': rc, 'endpoint-cluster-a-0': endpoint(ra) },
+        required: { clusters: noGateway('Unavailable'), 'all-replicas': [ra, rb, rc] },
+      }),
+    );
+    expect(Object.keys(replaced.resources).sort()).toEqual(['endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+  });
+
   it('spec.drain: the replica keeps serving and its endpoint while its replacement starts; the cluster takes no new replica', () => {
     const out = twoReplicas('Healthy', { drainA: true });
     expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
