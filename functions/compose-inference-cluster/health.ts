@@ -96,9 +96,11 @@ export function healthSignal(observed: Record<string, ObservedResource>, cloudKe
   }
   const problem = conditions.find((c) => c.status !== 'True');
   if (problem !== undefined) return { kind: 'Degraded', reason: problem.reason, message: `${problem.type} ${problem.status}: ${problem.message ?? problem.reason}` };
-  if (probe === undefined || synced === undefined) return { kind: 'Degraded', reason: 'ProbePending', message: 'the reachability probe has not been observed yet' };
+  // Observed by its provider (Synced True, or Ready True: a paused probe is only ever given Ready).
+  const probeReady = observedCondition(probe, 'Ready');
+  if (synced?.status !== 'True' && probeReady?.status !== 'True') return { kind: 'Degraded', reason: 'ProbePending', message: 'the reachability probe has not been observed yet' };
   const stack = observed[KEY_SERVING_STACK]?.resource;
-  return { kind: 'Healthy', since: latest([synced.since, cloudReady?.since, observedCondition(stack, 'Ready')?.since]) };
+  return { kind: 'Healthy', since: latest([synced?.since, probeReady?.since, cloudReady?.since, observedCondition(stack, 'Ready')?.since]) };
 }
 
 /**

@@ -109,6 +109,8 @@ describe('kubectl get inferenceclusters -o wide', () => {
     expect(columns).toEqual([
       ['SOURCE', '.spec.cluster.source', 0],
       ['GATEWAY', '.status.gateway.address', 0],
+      ['HEALTH', '.status.health.state', 0],
+      ['SINCE', '.status.health.since', 0],
       ['CACHE', '.status.capabilities.rwxCacheStorageClass.name', 1],
       ['FABRIC', '.status.capabilities.multiNodeFabric', 1],
       ['AUTOSCALING', '.status.capabilities.nodeAutoscaling', 1],
