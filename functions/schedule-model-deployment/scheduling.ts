@@ -99,7 +99,7 @@ import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
 import { toCelDevice } from '../lib/cel/index.js';
-import { type HealthState, placeable, reachable } from '../lib/health.js';
+import { type HealthState, reachable } from '../lib/health.js';
 import { reserveAhead } from './reservations.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { formatTaint, untolerated } from './taints.js';
@@ -506,7 +506,8 @@ export function msgNoLedger(pool: string): string {
 function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
   if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
   if (c.drain === true) return { kind: ReasonKind.Taint, text: 'drained (spec.drain)' };
-  if (c.health !== undefined && !placeable(c.health.state) && c.health.state !== 'Draining') {
+  // A cluster the control plane cannot see takes nothing; Provisioning and Degraded are judged by Ready below.
+  if (c.health !== undefined && !reachable(c.health.state)) {
     return { kind: ReasonKind.NotReady, text: `health ${c.health.state} since ${c.health.since}` };
   }
   if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };

@@ -98,7 +98,7 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     const row = (args: string[]) => kubectl(['get', ...args]).stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
     const [ich, icr] = row(['inferencecluster', 'vultr-demo']);
     expect(ich!.slice(0, 7)).toEqual(['NAME', 'SOURCE', 'GATEWAY', 'HEALTH', 'SINCE', 'SYNCED', 'READY']);
-    expect(icr!.slice(0, 7)).toEqual(['vultr-demo', 'Vultr', expect.stringMatching(/^198\.51\.100\.\d+$/), 'Healthy', expect.stringMatching(/^\d+[smh]/), 'True', 'True']);
+    expect(icr!.slice(0, 7)).toEqual(['vultr-demo', 'Vultr', expect.stringMatching(/^198\.51\.100\.\d+$/), expect.stringMatching(/^(Healthy|Provisioning)$/), expect.stringMatching(/^\d+[smh]/), 'True', 'True']);
     const [gwh, gwr] = row(['inferencegateway', 'default']);
     expect(gwh!.slice(0, 5)).toEqual(['NAME', 'GATEWAY', 'ADDRESS', 'SYNCED', 'READY']);
     expect(gwr!.slice(0, 5)).toEqual(['default', 'Traefik', '172.18.255.200', 'True', 'True']);
@@ -262,7 +262,7 @@ spec:
       const rules = ((routes[0]?.['spec'] as Obj['spec'])?.['rules'] ?? []) as { backendRefs?: { name: string }[] }[];
       return rules.flatMap((r) => r.backendRefs ?? []).map((b) => b.name);
     };
-    await eventually('dev-fallback Healthy and the tiny route has a backend', () => (health('dev-fallback') === 'Healthy' && backends().length > 0 ? true : undefined), { timeoutMs: 6 * MIN, state: snapshot });
+    await eventually('dev-fallback Ready and the tiny route has a backend', () => (condition(kubectlJson<Obj>(['get', 'inferencecluster', 'dev-fallback']), 'Ready') === 'True' && backends().length > 0 ? true : undefined), { timeoutMs: 6 * MIN, state: snapshot });
     const route = () => {
       const b = backends();
       expect(b.length, 'the route always has a backend').toBeGreaterThan(0);

@@ -113,8 +113,8 @@ describe('cluster health in the scheduler', () => {
     expect(out.status?.['replicas']).toEqual({ total: 3, ready: 2, summary: '2/2' });
   });
 
-  it('no placement on an Unreachable, Unavailable, Degraded or Provisioning cluster', () => {
-    for (const state of ['Unreachable', 'Unavailable', 'Degraded', 'Provisioning']) {
+  it('no placement on an Unreachable or Unavailable cluster', () => {
+    for (const state of ['Unreachable', 'Unavailable']) {
       const out = compose(request(deployment({ replicas: 1 }), { required: { clusters: [cluster(a, { health: state })], 'all-replicas': [] } }));
       expect(Object.keys(out.resources)).toEqual([]);
       expect(cond(out, 'ReplicasScheduled')?.message).toBe(`0 of 1 replicas scheduled; 1 cluster: 1 health ${state} since 2024-01-01T00:00:00Z`);

@@ -171,7 +171,7 @@ describe(`scheduler properties over ${CASES} seeded random fleets`, () => {
       const fleet = new Map(readFleet(w.clusters).clusters.map((c) => [c.name, c]));
       for (const c of out.candidates.filter((x) => !x.retained)) {
         const cl = fleet.get(c.cluster)!;
-        if (cl.drain || (cl.health !== undefined && cl.health.state !== 'Healthy' && cl.health.state !== 'Draining')) failures.push(`seed ${seed}: placed on ${c.cluster} (${cl.health?.state}, drain ${cl.drain})`);
+        if (cl.drain || cl.health?.state === 'Unreachable' || cl.health?.state === 'Unavailable') failures.push(`seed ${seed}: placed on ${c.cluster} (${cl.health?.state}, drain ${cl.drain})`);
       }
       const ours = readReplicas(w.replicas).filter((r) => r.namespace === 'ml-team' && r.deployment === 'my-model');
       const placed = new Set(out.candidates.map((c) => `${c.cluster}/${c.index}`));
