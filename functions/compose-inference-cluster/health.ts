@@ -27,7 +27,7 @@
  *   Crossplane calls the function again when it expires.
  */
 import { type Condition, type ComposeResult, getPath, type JsonObject, type KubeObject, type ObservedResource } from '../lib/function.js';
-import { type ClusterHealth, type HealthSignal, nextHealth, parseTime, readHealth } from '../lib/health.js';
+import { type ClusterHealth, formatTime, type HealthSignal, nextHealth, parseTime, readHealth } from '../lib/health.js';
 import { kubernetesObject } from '../lib/objects.js';
 import { KEY_CPC, KEY_SERVING_STACK, providerConfigName } from './backend.js';
 import { SYSTEM_NAMESPACE } from './cloud.js';
@@ -77,7 +77,7 @@ function latest(times: (string | undefined)[]): string | undefined {
     const ms = parseTime(t);
     if (ms !== undefined && (best === undefined || ms > best)) best = ms;
   }
-  return best === undefined ? undefined : new Date(best).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return best === undefined ? undefined : formatTime(best);
 }
 
 /**

@@ -10,9 +10,9 @@
  *
  * | state          | meaning                                                        | new replicas | replicas there |
  * |----------------|----------------------------------------------------------------|--------------|----------------|
- * | `Provisioning` | never Healthy yet                                              | no           | —              |
+ * | `Provisioning` | never Healthy yet                                              | when Ready   | —              |
  * | `Healthy`      | reachable, cluster and serving stack Ready                     | yes          | stay           |
- * | `Degraded`     | reachable, but the cluster or serving stack reports a problem  | no           | stay           |
+ * | `Degraded`     | reachable, but the cluster or serving stack reports a problem  | when Ready   | stay           |
  * | `Unreachable`  | the control plane cannot see it, for less than `failover.after`| no           | stay, not counted Ready |
  * | `Unavailable`  | Unreachable for `failover.after`, until Healthy for `recoverAfter` | no       | re-placed, make before break |
  * | `Draining`     | `spec.drain: true` or a NoExecute taint                        | no           | re-placed, make before break |
@@ -188,17 +188,7 @@ export function readHealth(obj: KubeObject | undefined): ClusterHealth | undefin
   return { state: state as HealthState, since: str(h['since']), reason: str(h['reason']), message: str(h['message']) };
 }
 
-/** Whether a cluster in `state` may take new replicas. */
-export function placeable(state: HealthState): boolean {
-  return state === 'Healthy';
-}
-
 /** Whether the control plane can see a cluster in `state` (a replica there may be counted Ready). */
 export function reachable(state: HealthState): boolean {
   return state !== 'Unreachable' && state !== 'Unavailable';
-}
-
-/** Whether replicas on a cluster in `state` are re-placed elsewhere (make before break). */
-export function evacuates(state: HealthState): boolean {
-  return state === 'Unavailable' || state === 'Draining';
 }
