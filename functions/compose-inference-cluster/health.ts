@@ -22,7 +22,8 @@
  *   reachable yet: Provisioning until first Healthy. A paused probe
  *   (`crossplane.io/paused`, Synced False `ReconcilePaused`: the dev
  *   control plane pauses every Object of a simulated cluster) checks
- *   nothing, so it is no sign of a loss.
+ *   nothing, so it is no sign of a loss; nor is the Synced False a probe
+ *   kept from before it was paused (the provider never looks again).
  * - The response TTL is the time left to the next bound (at least 1 s), so
  *   Crossplane calls the function again when it expires.
  */
@@ -35,6 +36,9 @@ import type { InferenceCluster } from './spec.js';
 
 /** The Synced reason of a paused managed resource (crossplane-runtime `ReconcilePaused`): its provider does not look. */
 const PAUSED = 'ReconcilePaused';
+
+/** The annotation that pauses a managed resource (crossplane-runtime `meta.AnnotationKeyReconciliationPaused`). */
+const PAUSED_ANNOTATION = 'crossplane.io/paused';
 
 /** Composition resource name of the reachability probe. */
 export const KEY_PROBE = 'reachability-probe';
@@ -87,8 +91,10 @@ function latest(times: (string | undefined)[]): string | undefined {
 export function healthSignal(observed: Record<string, ObservedResource>, cloudKey: string | undefined, conditions: readonly Condition[], previous: ClusterHealth | undefined): HealthSignal {
   const probe = observed[KEY_PROBE]?.resource;
   const synced = observedCondition(probe, 'Synced');
-  // A paused probe (crossplane.io/paused: Synced False ReconcilePaused) checks nothing: it says nothing of reachability.
-  if (synced?.status === 'False' && synced.reason !== PAUSED) return { kind: 'Unreachable', since: synced.since, reason: 'ProbeFailed', message: msgProbeFailed(synced.message) };
+  // A paused probe (crossplane.io/paused: Synced False ReconcilePaused) checks nothing: it says nothing of reachability,
+  // nor does a Synced its provider wrote before the pause (it never looks again to replace it).
+  const paused = getPath(probe, 'metadata', 'annotations', PAUSED_ANNOTATION) === 'true' || synced?.reason === PAUSED;
+  if (synced?.status === 'False' && !paused) return { kind: 'Unreachable', since: synced.since, reason: 'ProbeFailed', message: msgProbeFailed(synced.message) };
   const cloud = cloudKey === undefined ? undefined : observed[cloudKey]?.resource;
   const cloudReady = observedCondition(cloud, 'Ready');
   if (cloud !== undefined && cloudReady?.status === 'False' && previous !== undefined && previous.state !== 'Provisioning') {

@@ -83,6 +83,14 @@ describe('InferenceCluster health', () => {
     expect(healthOf(run(cluster(), paused, 60))).toEqual({ ...healthy, since: iso(20) });
   });
 
+  it('a probe paused after a failed look (crossplane.io/paused, its Synced False ReconcileError kept): no sign of a loss', () => {
+    // The dev control plane pauses a simulated cluster's Objects; one its provider looked at first keeps that Synced.
+    const stale = probe(false, 20);
+    stale.resource.metadata = { ...stale.resource.metadata, annotations: { ...stale.resource.metadata?.annotations, 'crossplane.io/paused': 'true' } };
+    expect(healthOf(run(cluster(), stale, 60))).toEqual({ ...healthy, since: iso(20) });
+    expect(healthOf(run(cluster({}, healthy), stale, 60))).toEqual(healthy);
+  });
+
   it('spec.failover.after: 20s turns it Unavailable 20 s after the probe failed', () => {
     const ic = cluster({ failover: { after: '20s', recoverAfter: '10s' } }, healthy);
     const before = run(ic, probe(false, 100), 110);
