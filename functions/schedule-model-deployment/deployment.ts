@@ -21,6 +21,7 @@ import type { JsonObject, KubeObject } from '../lib/function.js';
 import { type ModelDeploymentSpec, type ModelDeploymentTemplateSpecEngine, parseModelDeployment } from '../lib/generated/modeldeployments.js';
 import { withoutNulls } from '../lib/json.js';
 import { issueMessage } from '../lib/zod-issues.js';
+import { type PlacementPolicy, readPolicy } from './policy.js';
 import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from './model.js';
 
 /** What the scheduler and the composer need of a ModelDeployment. */
@@ -45,6 +46,8 @@ export interface DeploymentSpec {
   labels: Record<string, string>;
   /** `spec.strategy.rollingUpdate`, resolved against `replicas` ({@link resolveRollingUpdate}). */
   rollout: RolloutBounds;
+  /** `spec.placement` (policy.ts, docs/placement-policy.md), defaults applied. */
+  policy: PlacementPolicy;
 }
 
 /** How many replicas may be in motion during a rollout, in replicas. */
@@ -129,6 +132,8 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   if (canonical === (spec.engines !== undefined)) return { ok: false, errors: [MSG_ONE_SHAPE] };
   const rollout = resolveRollingUpdate(spec.strategy?.rollingUpdate, spec.replicas);
   if (!rollout.ok) return { ok: false, errors: rollout.errors };
+  const policy = readPolicy(spec.placement, spec.replicas);
+  if (!policy.ok) return { ok: false, errors: policy.errors };
   const body = canonical ? spec.template!.spec : spec;
   const specPath = canonical ? 'spec.template.spec' : 'spec';
   const meta = parsed.data.metadata;
@@ -142,6 +147,7 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
     tolerations: (body.tolerations ?? []).map((t) => ({ ...t })),
     labels: { ...(spec.template?.metadata?.labels ?? {}) },
     rollout: rollout.bounds,
+    policy: policy.policy,
   };
   const matchLabels = body.clusterSelector?.matchLabels;
   if (matchLabels && Object.keys(matchLabels).length > 0) d.clusterLabels = { ...matchLabels };

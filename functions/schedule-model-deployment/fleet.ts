@@ -23,6 +23,8 @@
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
  *   None (EFA, InfiniBand or Ethernet; spec/README.md items 7, 16). A cluster
  *   that publishes no capabilities offers no fabric.
+ * - Policy (docs/placement-policy.md): the cluster's labels, each pool's
+ *   `capacityType` (OnDemand when absent) and `price` (dropped when malformed).
  * - Health (docs/failover.md): `status.health` as published and
  *   `spec.drain`; a cluster without health is judged by its Ready condition.
  * - Cheap: the only walk of a pool's devices is that schema check;
@@ -39,6 +41,7 @@ import { isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { ledgerProblem, readLedger } from './ledger.js';
+import { parsePrice } from './policy.js';
 import { surelyReadable } from './readable-status.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
@@ -116,7 +119,12 @@ function readCluster(obj: KubeObject, name: string): FleetCluster {
       if (typeof t['value'] === 'string') taint.value = t['value'];
       return taint;
     });
-  const cluster: FleetCluster = { name, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
+  const labels: Record<string, string> = {};
+  const rawLabels = getPath(obj, 'metadata', 'labels');
+  if (typeof rawLabels === 'object' && rawLabels !== null) {
+    for (const [k, v] of Object.entries(rawLabels)) if (typeof v === 'string') labels[k] = v;
+  }
+  const cluster: FleetCluster = { name, labels, ready: isReady(obj), gatewayAddress: str(getPath(obj, 'status', 'gateway', 'address')), taints, pools };
   const unreadable = unreadableStatus(obj['status']);
   if (unreadable !== undefined) cluster.unreadable = unreadable;
   const unknown = unknownState(obj);
@@ -135,7 +143,14 @@ function readCluster(obj: KubeObject, name: string): FleetCluster {
 export function readPool(p: JsonObject, clusterFabric: boolean): Pool {
   const devices = arr(p['devices']) as unknown as PoolDevice[];
   const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
-  const pool: Pool = { name: str(p['name']), nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
+  const capacityType = p['capacityType'] === 'Spot' || p['capacityType'] === 'Reserved' ? p['capacityType'] : 'OnDemand';
+  const pool: Pool = { name: str(p['name']), capacityType, nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
+  const price = p['price'];
+  if (typeof price === 'object' && price !== null && !Array.isArray(price)) {
+    const micros = parsePrice((price as JsonObject)['perNodeHour']);
+    const currency = (price as JsonObject)['currency'];
+    if (micros !== undefined && typeof currency === 'string' && currency !== '') pool.price = { currency, micros };
+  }
   const used = readLedger(p['used'], devices);
   if (used !== undefined) pool.used = used;
   return pool;

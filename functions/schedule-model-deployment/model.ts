@@ -74,8 +74,15 @@ export interface Taint {
 }
 
 /** A GPU pool of a cluster (`status.gpuPools[]`). */
+/** A pool's capacity type (`status.gpuPools[].capacityType`; absent reads OnDemand): docs/placement-policy.md. */
+export type CapacityType = 'OnDemand' | 'Spot' | 'Reserved';
+
 export interface Pool {
   name: string;
+  /** `gpuPools[].capacityType`, OnDemand when absent or unknown. */
+  capacityType: CapacityType;
+  /** `gpuPools[].price`: one node for one hour, in micro-units of `currency`; undefined when unpriced or malformed. */
+  price?: { currency: string; micros: number };
   /** Node budget, floored at 0 (absent or negative means 0). Unit: nodes. */
   nodes: number;
   /**
@@ -127,6 +134,8 @@ export interface LedgerHolder {
 /** An InferenceCluster as the scheduler sees it. */
 export interface FleetCluster {
   name: string;
+  /** `metadata.labels` (for `spec.placement.tiers[].clusterSelector`), {} when none. */
+  labels: Record<string, string>;
   /** Condition Ready=True. */
   ready: boolean;
   /** `status.gateway.address`, "" when not published. */
@@ -255,6 +264,15 @@ export interface Candidate {
    * replicas run elsewhere, never before.
    */
   failover?: string;
+  /**
+   * Set on a `retiring` replica that placement policy moves
+   * (docs/placement-policy.md): drain-back to a better tier, or a Spot
+   * replica replaced on a non-Spot pool for `minOnDemand`. Like failover, it
+   * goes only once `replicas` Ready ones run without it.
+   */
+  policy?: string;
+  /** The `spec.placement.tiers` index its pools are in (set when the deployment has tiers). */
+  tier?: number;
   /**
    * Set when the control plane cannot see the replica's cluster (health
    * Unreachable or Unavailable): the replica is not counted Ready whatever

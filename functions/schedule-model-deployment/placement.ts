@@ -18,6 +18,8 @@
  *   capacity refusals name the device short on one node
  *   (`pool gpu-h100: needs 2 gpu on one node, 1 free`) or, for whole-node
  *   pods, the nodes.
+ * - A policy filter (`allow`, fill.ts) limits the pools tried: a replica is
+ *   placed inside one placement tier (docs/placement-policy.md).
  * Units: devices per node, and nodes for whole-node pods.
  */
 import { type Charge, msgNodesShort, type PodDemand, type PoolCapacity } from './capacity.js';
@@ -91,11 +93,12 @@ export function placeReplica(
   cluster: FleetCluster,
   caps: readonly PoolCapacity[],
   table: MatchTable,
+  allow?: (pool: Pool) => boolean,
 ): ReplicaFit | { ok: false; reason: Reason } {
   const placed: EnginePlacement[] = [];
   const charges: Charge[] = [];
   for (const engine of engines) {
-    const fit = placeEngine(engine, cluster, caps, table);
+    const fit = placeEngine(engine, cluster, caps, table, allow);
     if (!fit.ok) {
       for (let i = charges.length - 1; i >= 0; i--) charges[i]!.pool.undo(charges[i]!);
       return fit;
@@ -108,8 +111,12 @@ export function placeReplica(
 
 type EngineFit = { ok: true; pool: number; charge: Charge; members: MemberPlacement[] } | { ok: false; reason: Reason };
 
-/** Places one engine on one pool of `cluster`, charging `caps` on success (model-side.md §3.6b). */
-export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, caps: readonly PoolCapacity[], table: MatchTable): EngineFit {
+/**
+ * Places one engine on one pool of `cluster`, charging `caps` on success
+ * (model-side.md §3.6b). `allow`, when given, is the placement policy's pool
+ * filter (fill.ts): other pools are not tried.
+ */
+export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, caps: readonly PoolCapacity[], table: MatchTable, allow?: (pool: Pool) => boolean): EngineFit {
   const name = engine.spec.name;
   if (cluster.pools.length === 0) return { ok: false, reason: { kind: ReasonKind.NoMatch, text: noMatch(name, REASON_NO_POOLS) } };
   const multi = engine.members.length > 1;
@@ -131,6 +138,7 @@ export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, caps:
   const details = new Set<string>();
   for (let pi = 0; pi < cluster.pools.length; pi++) {
     const pool = cluster.pools[pi]!;
+    if (allow !== undefined && !allow(pool)) continue;
     const members: MemberPlacement[] = [];
     const pods: PodDemand[] = [];
     let detail: string | undefined;

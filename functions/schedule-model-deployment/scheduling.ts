@@ -101,8 +101,11 @@ import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, Observe
 import { toCelDevice } from '../lib/cel/index.js';
 import { type HealthState, reachable } from '../lib/health.js';
 import { reserveAhead } from './reservations.js';
-import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
-import { formatTaint, untolerated } from './taints.js';
+import { fill, ineligible } from './fill.js';
+import type { Reason } from './placement.js';
+import { onSpot, replicaTier } from './policy.js';
+import { candidatePools, policyMovers, type Retained } from './policy-movers.js';
+import { untolerated } from './taints.js';
 
 /** Everything one scheduling call reads. */
 export interface ScheduleInput {
@@ -132,6 +135,8 @@ export interface RolloutState {
   overCapacity: number;
   /** How many of `retiring` are re-placed from an Unavailable or drained cluster (docs/failover.md). */
   failover: number;
+  /** How many of `retiring` placement policy moves (drain-back, the on-demand floor: docs/placement-policy.md). */
+  policy: number;
   /** Replicas of the previous spec removed by this call (a Ready replacement exists, within maxUnavailable). */
   retired: number;
   /** New replicas fill was allowed to place (after the surge bound). */
@@ -179,17 +184,26 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   const ours = replicas.filter(owns).map((r) => (r.ready && unseenState(byName.get(r.clusterName)) !== undefined ? { ...r, ready: false } : r));
   const classified = classify(compiled.engines, byName, ours, d, table, unnamed);
   // Phase 2b: over capacity. Only when fill may place their replacements.
-  const { current, moving } = input.fill ? displaceOverCapacity(classified, byName) : classified;
+  const displaced = input.fill ? displaceOverCapacity(classified, byName) : classified;
+  // Phase 2c: placement policy (policy-movers.ts): drain-back to a better tier, the on-demand floor.
+  const ideal = () => {
+    const capacity = ledgerCapacity(fleet.clusters, ours, () => false, { namespace: d.namespace, deployment: d.name });
+    return fill({ engines: compiled.engines, clusters: fleet.clusters, survivors: [], retiring: [], need: d.replicas, d, capacity, table, refusals: new Map(), admits: input.admits, nonSpot: d.policy.minOnDemand });
+  };
+  const policy = input.fill ? policyMovers(displaced.current, d, byName, ideal) : { stay: displaced.current, movers: [] };
+  const current = policy.stay;
+  const moving = [...displaced.moving, ...policy.movers.map((m) => ({ replica: m.retained.replica, candidate: { ...movingCandidate(byName.get(m.retained.candidate.cluster)!, m.retained.replica), policy: m.why } }))];
   // Phase 3: scale down.
   const survivors = scaleDown(current, d.replicas);
   // Phase 4: retire.
   const readyCurrent = survivors.filter((s) => s.replica.ready).length;
-  const rolling = moving.filter((s) => s.candidate.failover === undefined);
+  const rolling = moving.filter((s) => s.candidate.failover === undefined && s.candidate.policy === undefined);
   const keepRolling = Math.min(rolling.length, Math.max(0, d.replicas - d.rollout.maxUnavailable - readyCurrent));
   const kept = [...rolling].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keepRolling);
   // Failover (docs/failover.md): a replica re-placed from an Unavailable or drained cluster goes only
   // once `replicas` Ready ones run elsewhere (maxUnavailable does not apply: it never goes first).
-  const failing = moving.filter((s) => s.candidate.failover !== undefined);
+  // Policy movers (docs/placement-policy.md) go the same way: only once `replicas` Ready ones run without them.
+  const failing = moving.filter((s) => s.candidate.failover !== undefined || s.candidate.policy !== undefined);
   const readyKept = kept.filter((s) => s.replica.ready).length;
   const keepFailover = Math.min(failing.length, Math.max(0, d.replicas - readyCurrent - readyKept));
   const retiring = [...kept, ...[...failing].sort((a, b) => Number(b.replica.ready) - Number(a.replica.ready) || byIdentity(a.candidate, b.candidate)).slice(0, keepFailover)];
@@ -210,23 +224,44 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
       const eligible = (c: FleetCluster) => ineligible(c, d) === undefined && input.admits?.(c) === undefined;
       reserveAhead(waiting, fleet.clusters, eligible, capacity, { namespace: d.namespace, deployment: d.name });
     }
-    // Phase 6: fill.
-    placed = fill(compiled.engines, fleet.clusters, survivors, retiring, allowed, d, capacity, table, refusals, input.admits);
+    // Phase 6: fill (fill.ts). The floor counts the replicas that stay on non-Spot pools; when every
+    // slot replaces a drain-back mover, only tiers better than the worst mover's take it.
+    const nonSpot = d.policy.minOnDemand - survivors.filter((s) => !onSpot(byName.get(s.candidate.cluster), candidatePools(s.candidate))).length;
+    const drainBack = policy.movers.filter((m) => m.retained.candidate.tier !== undefined && m.why.startsWith('drain-back'));
+    const belowTier = drainBack.length > 0 && d.replicas - survivors.length <= policy.movers.length ? Math.max(...drainBack.map((m) => m.retained.candidate.tier!)) : undefined;
+    placed = fill({
+      engines: compiled.engines,
+      clusters: fleet.clusters,
+      survivors: survivors.map((s) => s.candidate),
+      retiring: retiring.map((s) => s.candidate),
+      need: allowed,
+      d,
+      capacity,
+      table,
+      refusals,
+      admits: input.admits,
+      nonSpot,
+      belowTier,
+    });
   }
   const inMotion = retiring.length > 0;
   for (const s of survivors) s.candidate.role = inMotion && !s.candidate.ready ? 'surge' : 'current';
   for (const p of placed) p.role = inMotion ? 'surge' : 'current';
   const candidates = [...survivors.map((s) => s.candidate), ...retiring.map((s) => s.candidate), ...placed].sort(byIdentity);
+  if (d.policy.tiers.length > 0) {
+    for (const c of candidates) {
+      const cluster = byName.get(c.cluster);
+      const tier = cluster === undefined ? undefined : replicaTier(d.policy, cluster, candidatePools(c));
+      if (tier === undefined) delete c.tier;
+      else c.tier = tier;
+    }
+  }
   const short = input.fill ? allowed - placed.length : 0;
   const overCapacity = retiring.filter((s) => s.candidate.overCapacity !== undefined).length;
   const failover = retiring.filter((s) => s.candidate.failover !== undefined).length;
-  const rollout: RolloutState = { retiring: retiring.length, overCapacity, failover, retired: moving.length - keep, allowed, short, blocked: inMotion && short > 0 };
+  const moved = retiring.filter((s) => s.candidate.policy !== undefined).length;
+  const rollout: RolloutState = { retiring: retiring.length, overCapacity, failover, policy: moved, retired: moving.length - keep, allowed, short, blocked: inMotion && short > 0 };
   return { kind: 'scheduled', candidates, refusals, rollout };
-}
-
-interface Retained {
-  candidate: Candidate;
-  replica: ObservedReplica;
 }
 
 /**
@@ -255,7 +290,7 @@ function classify(
       const id = identity(r.clusterName, r.index);
       if (unnamed === undefined || r.clusterName === '' || seen.has(id)) continue;
       seen.add(id);
-      const unknown: FleetCluster = { name: r.clusterName, ready: false, gatewayAddress: '', taints: [], pools: [] };
+      const unknown: FleetCluster = { name: r.clusterName, labels: {}, ready: false, gatewayAddress: '', taints: [], pools: [] };
       current.push({ replica: r, candidate: heldCandidate(unknown, r, unnamed) });
       continue;
     }
@@ -290,6 +325,16 @@ function classify(
       role: 'current',
       ready: r.ready,
     };
+    if (d.policy.tiers.length > 0) {
+      // A replica whose pools are in no tier must move (docs/placement-policy.md), make before break.
+      const tier = replicaTier(d.policy, cluster, candidatePools(candidate));
+      if (tier === undefined) {
+        seen.delete(id);
+        misfits.push(r);
+        continue;
+      }
+      candidate.tier = tier;
+    }
     const unseen = unseenState(cluster);
     if (unseen !== undefined) candidate.unseen = unseen;
     current.push({ replica: r, candidate });
@@ -474,6 +519,13 @@ function scaleDown(retained: readonly Retained[], desired: number): Retained[] {
     for (let i = 1; i < out.length; i++) {
       const a = out[i]!.candidate;
       const b = out[victim]!.candidate;
+      // The worst placement tier goes first (docs/placement-policy.md); without tiers all are in tier 0.
+      const ta = a.tier ?? 0;
+      const tb = b.tier ?? 0;
+      if (ta !== tb) {
+        if (ta > tb) victim = i;
+        continue;
+      }
       const la = load.get(a.cluster)!;
       const lb = load.get(b.cluster)!;
       if (la > lb || (la === lb && (a.cluster > b.cluster || (a.cluster === b.cluster && a.index > b.index)))) victim = i;
@@ -481,136 +533,4 @@ function scaleDown(retained: readonly Retained[], desired: number): Retained[] {
     out.splice(victim, 1);
   }
   return out;
-}
-
-/** A cluster in the fill queue, keyed by (load, name). */
-interface Entry {
-  cluster: FleetCluster;
-  load: number;
-}
-
-function before(a: Entry, b: Entry): boolean {
-  return a.load < b.load || (a.load === b.load && a.cluster.name < b.cluster.name);
-}
-
-/**
- * `capacity of pool <pool> not published yet (status.gpuPools[].used)`: the
- * cluster has not read its replicas yet, so what others hold there is
- * unknown; it takes no new replica until it publishes (ledger.ts).
- */
-export function msgNoLedger(pool: string): string {
-  return `capacity of pool ${pool} not published yet (status.gpuPools[].used)`;
-}
-
-/** Why a cluster cannot take any new replica before capacity is considered, or undefined. */
-function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
-  if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
-  if (c.drain === true) return { kind: ReasonKind.Taint, text: 'drained (spec.drain)' };
-  // A cluster the control plane cannot see takes nothing; Provisioning and Degraded are judged by Ready below.
-  if (c.health !== undefined && !reachable(c.health.state)) {
-    return { kind: ReasonKind.NotReady, text: `health ${c.health.state} since ${c.health.since}` };
-  }
-  if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };
-  if (c.gatewayAddress === '') return { kind: ReasonKind.NoGateway, text: REASON_NO_GATEWAY };
-  const unpublished = unpublishedLedger(c);
-  if (unpublished !== undefined) return { kind: ReasonKind.NotReady, text: msgNoLedger(unpublished) };
-  const taint = untolerated(c.taints, d.tolerations)[0];
-  if (taint !== undefined) return { kind: ReasonKind.Taint, text: `untolerated taint ${formatTaint(taint)}` };
-  return undefined;
-}
-
-/** Phase 6 (model-side.md §3.5): places up to `need` new replicas, spreading across clusters. */
-function fill(
-  engines: readonly CompiledEngine[],
-  clusters: readonly FleetCluster[],
-  survivors: readonly Retained[],
-  retiring: readonly Retained[],
-  need: number,
-  d: DeploymentSpec,
-  capacity: Capacity,
-  table: MatchTable,
-  refusals: Map<string, Reason>,
-  admits?: (cluster: FleetCluster) => Reason | undefined,
-): Candidate[] {
-  const load = new Map<string, number>();
-  const used = new Map<string, Set<number>>();
-  for (const s of survivors) {
-    const c = s.candidate.cluster;
-    load.set(c, (load.get(c) ?? 0) + 1);
-    indexesOf(used, c).add(s.candidate.index);
-  }
-  for (const s of retiring) indexesOf(used, s.candidate.cluster).add(s.candidate.index);
-  const heap = new MinHeap<Entry>(before);
-  for (const c of clusters) {
-    const why = ineligible(c, d) ?? admits?.(c);
-    if (why !== undefined) refusals.set(c.name, why);
-    else heap.push({ cluster: c, load: load.get(c.name) ?? 0 });
-  }
-  const placed: Candidate[] = [];
-  while (placed.length < need) {
-    const entry = heap.pop();
-    if (entry === undefined) break;
-    const c = entry.cluster;
-    const fit = placeReplica(engines, c, capacity.get(c.name)!, table);
-    if (!fit.ok) {
-      refusals.set(c.name, fit.reason);
-      continue;
-    }
-    const u = indexesOf(used, c.name);
-    let index = 0;
-    while (u.has(index)) index++;
-    u.add(index);
-    placed.push({ cluster: c.name, index, gatewayAddress: c.gatewayAddress, engines: fit.engines, retained: false, role: 'current', ready: false });
-    heap.push({ cluster: c, load: entry.load + 1 });
-  }
-  return placed;
-}
-
-/** The set of indexes used on `cluster`, created empty on first use. */
-function indexesOf(used: Map<string, Set<number>>, cluster: string): Set<number> {
-  let u = used.get(cluster);
-  if (u === undefined) {
-    u = new Set();
-    used.set(cluster, u);
-  }
-  return u;
-}
-
-/** A binary min-heap under a strict "comes before" order. */
-class MinHeap<T> {
-  readonly #items: T[] = [];
-  constructor(private readonly less: (a: T, b: T) => boolean) {}
-
-  push(item: T): void {
-    const a = this.#items;
-    a.push(item);
-    let i = a.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(a[i]!, a[parent]!)) break;
-      [a[i], a[parent]] = [a[parent]!, a[i]!];
-      i = parent;
-    }
-  }
-
-  pop(): T | undefined {
-    const a = this.#items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
-        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

@@ -14,7 +14,7 @@ import { readFleet, readReplicas } from '../../functions/schedule-model-deployme
 import { ledgerCapacity, ledgerProblem, overCapacityIn } from '../../functions/schedule-model-deployment/ledger.js';
 import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
-import { msgNoLedger } from '../../functions/schedule-model-deployment/scheduling.js';
+import { msgNoLedger } from '../../functions/schedule-model-deployment/fill.js';
 import { API, cluster, DEP, deployment, device, GPU, NS, pool, replica, request, rmember, sel, withLedgers } from '../builders/scheduler.js';
 import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
 

@@ -142,7 +142,7 @@ describe('make before break: selector change and taint', () => {
     const out = runScheduleFull({ deployment: big, clusters: [cluster(a, { ready: false, pools: [pool('a', { devices: [sized('small')] })] })], replicas: [replica(a, 0, { pool: 'a' })] });
     expect(out.candidates).toEqual([]);
     // Not kept (retiring 0), and fill finds no Ready cluster for its replacement.
-    expect(out.rollout).toEqual({ retiring: 0, overCapacity: 0, failover: 0, retired: 0, allowed: 1, short: 1, blocked: false });
+    expect(out.rollout).toEqual({ retiring: 0, overCapacity: 0, failover: 0, policy: 0, retired: 0, allowed: 1, short: 1, blocked: false });
   });
 });
 
@@ -166,7 +166,7 @@ describe('spec.strategy.rollingUpdate', () => {
       replicas: olds,
     });
     expect(out.candidates.map((c) => `${c.cluster}/${c.index}:${c.role}`)).toEqual(['cluster-a/0:retiring', 'cluster-a/1:retiring', 'cluster-a/2:retiring', 'cluster-b/0:surge', 'cluster-b/1:surge', 'cluster-b/2:surge']);
-    expect(out.rollout).toEqual({ retiring: 3, overCapacity: 0, failover: 0, retired: 1, allowed: 3, short: 0, blocked: false });
+    expect(out.rollout).toEqual({ retiring: 3, overCapacity: 0, failover: 0, policy: 0, retired: 1, allowed: 3, short: 0, blocked: false });
   });
 
   it('an invalid strategy is invalid input and keeps what runs', () => {

@@ -37,6 +37,69 @@ export const ModelDeploymentStrategySchema = z.strictObject({
   rollingUpdate: ModelDeploymentStrategyRollingUpdateSchema.optional(),
 });
 
+/** Clusters of this tier, by their labels. */
+export interface ModelDeploymentPlacementTierClusterSelector {
+  /** Constraints: maxProperties 16. */
+  matchLabels?: Record<string, string>;
+}
+
+/** zod schema of {@link ModelDeploymentPlacementTierClusterSelector}. */
+export const ModelDeploymentPlacementTierClusterSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()).refine((m) => Object.keys(m).length <= 16, { message: 'must have at most 16 properties' }).optional(),
+});
+
+/** Rule: `has(self.clusterSelector) || has(self.capacityTypes)` (a tier selects by clusterSelector, capacityTypes or both; set at least one.) */
+export interface ModelDeploymentPlacementTier {
+  /**
+   * Tier name, shown in status and by modelplane plan (e.g. reserved, on-demand, spot).
+   * Constraints: minLength 1, maxLength 63, pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$.
+   */
+  name: string;
+  /** Clusters of this tier, by their labels. */
+  clusterSelector?: ModelDeploymentPlacementTierClusterSelector;
+  /**
+   * Pools of this tier, by capacity type (status.gpuPools[].capacityType of the cluster).
+   * Constraints: minItems 1, maxItems 3.
+   */
+  capacityTypes?: Array<'OnDemand' | 'Spot' | 'Reserved'>;
+}
+
+/** zod schema of {@link ModelDeploymentPlacementTier}. */
+export const ModelDeploymentPlacementTierSchema = z.strictObject({
+  name: z.string().min(1).max(63).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')),
+  clusterSelector: ModelDeploymentPlacementTierClusterSelectorSchema.optional(),
+  capacityTypes: z.array(z.enum(['OnDemand', 'Spot', 'Reserved'])).min(1).max(3).optional(),
+});
+
+/**
+ * Placement policy (docs/placement-policy.md): ordered tiers with overflow and drain-back, an on-demand floor, and how ties inside a tier are broken. Applies to both shapes; the clusterSelector still decides which clusters are eligible.
+ * Rule: `!has(self.tiers) || self.tiers.all(t, self.tiers.exists_one(u, u.name == t.name))` (placement.tiers names must be unique; rename the repeated tier.)
+ */
+export interface ModelDeploymentPlacement {
+  /**
+   * Ordered tiers. Replicas fill the first tier (spread inside it) and overflow to the next only when it is full. A pool in no tier takes no replica.
+   * Constraints: minItems 1, maxItems 8.
+   */
+  tiers?: ModelDeploymentPlacementTier[];
+  /** When room frees in a better tier, move replicas back to it, make before break and within rollingUpdate.maxSurge. Default true. */
+  drainBack?: boolean;
+  /** At least this many replicas (an integer, or a percentage of spec.replicas rounded up) on non-Spot pools (OnDemand or Reserved) at all times; the rest may be Spot. Default 0. */
+  minOnDemand?: number | string;
+  /**
+   * How ties inside a tier are broken: Spread (the cluster with the fewest replicas of this deployment, then by name) or Cost (the cheapest pool price per node hour first, then Spread).
+   * @default "Spread"
+   */
+  optimize: 'Spread' | 'Cost';
+}
+
+/** zod schema of {@link ModelDeploymentPlacement}. */
+export const ModelDeploymentPlacementSchema = z.strictObject({
+  tiers: z.array(ModelDeploymentPlacementTierSchema).min(1).max(8).optional(),
+  drainBack: z.boolean().optional(),
+  minOnDemand: z.union([z.number().int(), z.string()]).optional(),
+  optimize: z.enum(['Spread', 'Cost']).default('Spread'),
+});
+
 /**
  * Labels stamped on every composed ModelReplica and ModelEndpoint.
  * Rule: `!has(self.labels) || self.labels.all(k, !k.startsWith('modelplane.ai/'))` (template.metadata.labels keys must not use the reserved modelplane.ai/ prefix)
@@ -486,6 +549,11 @@ export interface ModelDeploymentSpec {
   replicas: number;
   /** How replicas that must move (a changed engine shape or selector, a vanished pool, an untolerated NoExecute taint) are replaced: make before break, as a Deployment's rolling update. Applies to both shapes. */
   strategy?: ModelDeploymentStrategy;
+  /**
+   * Placement policy (docs/placement-policy.md): ordered tiers with overflow and drain-back, an on-demand floor, and how ties inside a tier are broken. Applies to both shapes; the clusterSelector still decides which clusters are eligible.
+   * Rule: `!has(self.tiers) || self.tiers.all(t, self.tiers.exists_one(u, u.name == t.name))` (placement.tiers names must be unique; rename the repeated tier.)
+   */
+  placement?: ModelDeploymentPlacement;
   /** The canonical form. What each replica runs and where it may run. */
   template?: ModelDeploymentTemplate;
   /**
@@ -509,6 +577,7 @@ export interface ModelDeploymentSpec {
 export const ModelDeploymentSpecSchema = z.strictObject({
   replicas: z.number().int().min(0).max(100),
   strategy: ModelDeploymentStrategySchema.optional(),
+  placement: ModelDeploymentPlacementSchema.optional(),
   template: ModelDeploymentTemplateSchema.optional(),
   engines: z.array(ModelDeploymentTemplateSpecEngineSchema).min(1).max(8).optional(),
   clusterSelector: ModelDeploymentTemplateSpecClusterSelectorSchema.optional(),
@@ -555,6 +624,8 @@ export interface ModelDeploymentStatusPlacement {
   ready?: boolean;
   /** The replica's part in a rollout: current (runs the current spec), surge (placed for a replica that must move, not Ready yet) or retiring (runs the previous spec until its replacement is Ready). */
   role?: 'current' | 'surge' | 'retiring';
+  /** The spec.placement.tiers entry the replica's pools are in (omitted without tiers). */
+  tier?: string;
   /**
    * The pool each engine runs on.
    * Constraints: maxItems 8.
@@ -569,7 +640,40 @@ export const ModelDeploymentStatusPlacementSchema = z.strictObject({
   index: z.number().int().optional(),
   ready: z.boolean().optional(),
   role: z.enum(['current', 'surge', 'retiring']).optional(),
+  tier: z.string().optional(),
   engines: z.array(ModelDeploymentStatusPlacementEngineSchema).max(8).optional(),
+});
+
+export interface ModelDeploymentStatusCostHourly {
+  currency: string;
+  /** Decimal, two places (rounded half up). */
+  amount: string;
+}
+
+/** zod schema of {@link ModelDeploymentStatusCostHourly}. */
+export const ModelDeploymentStatusCostHourlySchema = z.strictObject({
+  currency: z.string(),
+  amount: z.string(),
+});
+
+/** What the placed replicas cost per hour, from their pools' prices (status.gpuPools[].price of each cluster, from the InferenceClass's spec.pricing); omitted when no placed replica's pool has a price. */
+export interface ModelDeploymentStatusCost {
+  /** The hourly cost, e.g. `24.58 USD/h` (currencies joined with ` + `). */
+  summary?: string;
+  /**
+   * The hourly cost per currency, sorted by currency.
+   * Constraints: maxItems 8.
+   */
+  hourly?: ModelDeploymentStatusCostHourly[];
+  /** Placed replicas on a pool without a price (not in the sum). */
+  unpriced?: number;
+}
+
+/** zod schema of {@link ModelDeploymentStatusCost}. */
+export const ModelDeploymentStatusCostSchema = z.strictObject({
+  summary: z.string().optional(),
+  hourly: z.array(ModelDeploymentStatusCostHourlySchema).max(8).optional(),
+  unpriced: z.number().int().optional(),
 });
 
 /** The measured cold start of the placed replicas (their status.startup): how many have been measured, the median and the slowest, and where the weights came from. */
@@ -643,6 +747,8 @@ export interface ModelDeploymentStatus {
    * Constraints: maxItems 100.
    */
   placements?: ModelDeploymentStatusPlacement[];
+  /** What the placed replicas cost per hour, from their pools' prices (status.gpuPools[].price of each cluster, from the InferenceClass's spec.pricing); omitted when no placed replica's pool has a price. */
+  cost?: ModelDeploymentStatusCost;
   /** The measured cold start of the placed replicas (their status.startup): how many have been measured, the median and the slowest, and where the weights came from. */
   coldStart?: ModelDeploymentStatusColdStart;
   /**
@@ -658,6 +764,7 @@ export interface ModelDeploymentStatus {
 export const ModelDeploymentStatusSchema = z.strictObject({
   replicas: ModelDeploymentStatusReplicasSchema.optional(),
   placements: z.array(ModelDeploymentStatusPlacementSchema).max(100).optional(),
+  cost: ModelDeploymentStatusCostSchema.optional(),
   coldStart: ModelDeploymentStatusColdStartSchema.optional(),
   conditions: z.array(ModelDeploymentStatusConditionSchema).optional(),
   crossplane: ModelDeploymentStatusCrossplaneSchema.optional(),

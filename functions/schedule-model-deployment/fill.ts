@@ -1,0 +1,225 @@
+/**
+ * Phase 6 of the fleet scheduler (scheduling.ts; model-side.md §3.5): placing
+ * the missing replicas, one at a time, under the placement policy
+ * (docs/placement-policy.md).
+ *
+ * Guarantees:
+ * - Order: the best tier first (a tier takes a replica only when every
+ *   better tier has no room for it: overflow), then inside the tier the
+ *   cluster with the fewest replicas of this deployment (spread; ties by
+ *   name), or with `optimize: Cost` the cheapest price per node hour of the
+ *   tier's pools there first (unpriced last), then spread. Without tiers
+ *   every pool is in one tier: spread, as before policy.
+ * - A replica is placed on the pools of one tier of one cluster, whole or
+ *   not at all (placement.ts), never overcommitting.
+ * - The on-demand floor: while fewer than `minOnDemand` replicas run on
+ *   non-Spot pools, a new replica may use only non-Spot pools; one that
+ *   fits nowhere else is not put on Spot (the deployment stays short and
+ *   says why).
+ * - `belowTier`: only tiers better than it take a replica (a drain-back
+ *   replacement never lands where its replica already is).
+ * - Lazy: a (cluster, tier) that cannot take a replica now cannot later in
+ *   the same pass (its free capacity only shrinks), so each is tried
+ *   O(1 + replicas placed on it) times; the heap holds clusters × tiers
+ *   entries at most.
+ */
+import type { Capacity } from './capacity.js';
+import type { DeploymentSpec } from './deployment.js';
+import { unpublishedLedger } from './ledger.js';
+import type { CompiledEngine, MatchTable } from './matching.js';
+import type { Candidate, FleetCluster, Pool } from './model.js';
+import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
+import { clusterTiers, msgFloorRefusal, poolTier, REASON_NO_TIER } from './policy.js';
+import { reachable } from '../lib/health.js';
+import { formatTaint, untolerated } from './taints.js';
+
+/**
+ * `capacity of pool <pool> not published yet (status.gpuPools[].used)`: the
+ * cluster has not read its replicas yet, so what others hold there is
+ * unknown; it takes no new replica until it publishes (ledger.ts).
+ */
+export function msgNoLedger(pool: string): string {
+  return `capacity of pool ${pool} not published yet (status.gpuPools[].used)`;
+}
+
+/** Why a cluster cannot take any new replica before capacity is considered, or undefined. */
+export function ineligible(c: FleetCluster, d: DeploymentSpec): Reason | undefined {
+  if (c.unreadable !== undefined) return { kind: ReasonKind.NotReady, text: `status unreadable (${c.unreadable})` };
+  if (c.drain === true) return { kind: ReasonKind.Taint, text: 'drained (spec.drain)' };
+  // A cluster the control plane cannot see takes nothing; Provisioning and Degraded are judged by Ready below.
+  if (c.health !== undefined && !reachable(c.health.state)) {
+    return { kind: ReasonKind.NotReady, text: `health ${c.health.state} since ${c.health.since}` };
+  }
+  if (!c.ready) return { kind: ReasonKind.NotReady, text: REASON_NOT_READY };
+  if (c.gatewayAddress === '') return { kind: ReasonKind.NoGateway, text: REASON_NO_GATEWAY };
+  const unpublished = unpublishedLedger(c);
+  if (unpublished !== undefined) return { kind: ReasonKind.NotReady, text: msgNoLedger(unpublished) };
+  const taint = untolerated(c.taints, d.tolerations)[0];
+  if (taint !== undefined) return { kind: ReasonKind.Taint, text: `untolerated taint ${formatTaint(taint)}` };
+  return undefined;
+}
+
+/** What one fill reads. */
+export interface FillInput {
+  engines: readonly CompiledEngine[];
+  clusters: readonly FleetCluster[];
+  /** Replicas that stay and count for spread (their cluster and index). */
+  survivors: readonly Candidate[];
+  /** Replicas kept while they are replaced: their indexes are taken, they do not count for spread. */
+  retiring: readonly Candidate[];
+  /** Replicas to place. */
+  need: number;
+  d: DeploymentSpec;
+  /** Free capacity, charged by each placement. */
+  capacity: Capacity;
+  table: MatchTable;
+  /** Filled with why each cluster took no (further) replica. */
+  refusals: Map<string, Reason>;
+  admits?: ((cluster: FleetCluster) => Reason | undefined) | undefined;
+  /** Of `need`, how many must go on non-Spot pools (the on-demand floor), placed first. */
+  nonSpot: number;
+  /** Only tiers below this index take a replica; undefined: every tier. */
+  belowTier?: number | undefined;
+}
+
+/** A (cluster, tier) in the fill queue. */
+interface Entry {
+  cluster: FleetCluster;
+  tier: number;
+  /** Cheapest price per node hour of the tier's allowed pools there (micro-units), for `optimize: Cost`. */
+  price: number;
+  load: number;
+}
+
+/** Places up to `need` new replicas (see the module's guarantees); returns them in placement order. */
+export function fill(input: FillInput): Candidate[] {
+  const { d, clusters, refusals } = input;
+  const policy = d.policy;
+  const load = new Map<string, number>();
+  const used = new Map<string, Set<number>>();
+  for (const s of input.survivors) {
+    load.set(s.cluster, (load.get(s.cluster) ?? 0) + 1);
+    indexesOf(used, s.cluster).add(s.index);
+  }
+  for (const s of input.retiring) indexesOf(used, s.cluster).add(s.index);
+  const cost = policy.optimize === 'Cost';
+  const before = (a: Entry, b: Entry): boolean => {
+    if (a.tier !== b.tier) return a.tier < b.tier;
+    if (cost && a.price !== b.price) return a.price < b.price;
+    return a.load < b.load || (a.load === b.load && a.cluster.name < b.cluster.name);
+  };
+  const eligible: FleetCluster[] = [];
+  for (const c of clusters) {
+    const why = ineligible(c, d) ?? input.admits?.(c);
+    if (why !== undefined) refusals.set(c.name, why);
+    else eligible.push(c);
+  }
+  const placed: Candidate[] = [];
+  const floor = Math.min(input.need, Math.max(0, input.nonSpot));
+  for (const pass of floor > 0 ? [{ count: floor, nonSpot: true }, { count: input.need - floor, nonSpot: false }] : [{ count: input.need, nonSpot: false }]) {
+    const allowed = (c: FleetCluster, tier: number) => (p: Pool) => poolTier(policy, c, p) === tier && !(pass.nonSpot && p.capacityType === 'Spot');
+    const heap = new MinHeap<Entry>(before);
+    for (const c of eligible) {
+      const tiers = (policy.tiers.length === 0 ? [0] : clusterTiers(policy, c)).filter((t) => input.belowTier === undefined || t < input.belowTier);
+      if (tiers.length === 0) {
+        refusals.set(c.name, { kind: ReasonKind.NoMatch, text: REASON_NO_TIER });
+        continue;
+      }
+      let pushed = false;
+      for (const t of tiers) {
+        const allow = allowed(c, t);
+        const pools = policy.tiers.length === 0 && !pass.nonSpot ? c.pools : c.pools.filter(allow);
+        if (pools.length === 0 && c.pools.length > 0) continue;
+        heap.push({ cluster: c, tier: t, price: cheapest(pools), load: load.get(c.name) ?? 0 });
+        pushed = true;
+      }
+      if (!pushed) refusals.set(c.name, { kind: ReasonKind.NoMatch, text: pass.nonSpot ? msgFloorRefusal(policy.minOnDemand) : REASON_NO_TIER });
+    }
+    let n = 0;
+    while (n < pass.count) {
+      const entry = heap.pop();
+      if (entry === undefined) break;
+      const c = entry.cluster;
+      const current = load.get(c.name) ?? 0;
+      if (entry.load !== current) {
+        // Stale: the cluster took a replica through another of its tiers since this entry was queued.
+        heap.push({ ...entry, load: current });
+        continue;
+      }
+      const filter = policy.tiers.length === 0 && !pass.nonSpot ? undefined : allowed(c, entry.tier);
+      const fit = placeReplica(input.engines, c, input.capacity.get(c.name)!, input.table, filter);
+      if (!fit.ok) {
+        const tier = policy.tiers[entry.tier];
+        refusals.set(c.name, tier === undefined ? fit.reason : { kind: fit.reason.kind, text: `tier ${tier.name}: ${fit.reason.text}` });
+        continue;
+      }
+      const u = indexesOf(used, c.name);
+      let index = 0;
+      while (u.has(index)) index++;
+      u.add(index);
+      const candidate: Candidate = { cluster: c.name, index, gatewayAddress: c.gatewayAddress, engines: fit.engines, retained: false, role: 'current', ready: false };
+      if (policy.tiers.length > 0) candidate.tier = entry.tier;
+      placed.push(candidate);
+      n++;
+      load.set(c.name, current + 1);
+      heap.push({ ...entry, load: current + 1 });
+    }
+  }
+  return placed;
+}
+
+/** The lowest price per node hour among `pools` (micro-units), Infinity when none is priced. */
+function cheapest(pools: readonly Pool[]): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (const p of pools) if (p.price !== undefined && p.price.micros < best) best = p.price.micros;
+  return best;
+}
+
+/** The set of indexes used on `cluster`, created empty on first use. */
+function indexesOf(used: Map<string, Set<number>>, cluster: string): Set<number> {
+  let u = used.get(cluster);
+  if (u === undefined) {
+    u = new Set();
+    used.set(cluster, u);
+  }
+  return u;
+}
+
+/** A binary min-heap under a strict "comes before" order. */
+class MinHeap<T> {
+  readonly #items: T[] = [];
+  constructor(private readonly less: (a: T, b: T) => boolean) {}
+
+  push(item: T): void {
+    const a = this.#items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(a[i]!, a[parent]!)) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.#items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
+        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

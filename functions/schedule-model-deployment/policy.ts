@@ -1,0 +1,197 @@
+/**
+ * Placement policy (docs/placement-policy.md): a ModelDeployment's
+ * `spec.placement` read into {@link PlacementPolicy}, which tier a pool or a
+ * replica is in, and what a replica costs per hour.
+ *
+ * Guarantees:
+ * - Tiers are ordered: a pool is in the first tier whose `clusterSelector`
+ *   matches its cluster's labels and whose `capacityTypes` include the
+ *   pool's `status.gpuPools[].capacityType` (an absent one reads OnDemand);
+ *   a missing criterion matches everything. Without tiers every pool is in
+ *   tier 0 (one unnamed tier: the scheduler as before policy).
+ * - A replica is in the worst tier of its pools, and in none when one of its
+ *   pools is in none (it must move, make before break).
+ * - A replica is Spot when any of its pools is Spot: the on-demand floor
+ *   (`minOnDemand`) counts replicas on non-Spot pools only.
+ * - Money is integer micro-units (10^-6 of the currency) per hour: sums are
+ *   exact and the same in any order; shown rounded half up to two places.
+ */
+import type { ModelDeploymentPlacement } from '../lib/generated/modeldeployments.js';
+import { scaleIntOrPercent } from './deployment.js';
+import type { CapacityType, FleetCluster, Pool } from './model.js';
+
+/** One `spec.placement.tiers[]` entry. */
+export interface Tier {
+  name: string;
+  /** `clusterSelector.matchLabels`; undefined matches every cluster. */
+  clusterLabels?: Record<string, string>;
+  /** undefined matches every capacity type. */
+  capacityTypes?: CapacityType[];
+}
+
+/** `spec.placement`, defaults applied. */
+export interface PlacementPolicy {
+  /** Ordered; empty: no tiers (every pool in tier 0). */
+  tiers: Tier[];
+  /** Move replicas back to a better tier when it has room. @default true */
+  drainBack: boolean;
+  /** Replicas that must be on non-Spot pools, resolved against `replicas` (rounded up). @default 0 */
+  minOnDemand: number;
+  /** Ties inside a tier: by spread, or cheapest first. @default Spread */
+  optimize: 'Spread' | 'Cost';
+}
+
+/** The policy of a deployment without `spec.placement`. */
+export const DEFAULT_POLICY: PlacementPolicy = { tiers: [], drainBack: true, minOnDemand: 0, optimize: 'Spread' };
+
+/** `spec.placement.minOnDemand: "<v>" is not an integer or a percentage like "50%"`. */
+export function msgBadMinOnDemand(v: string): string {
+  return `spec.placement.minOnDemand: ${JSON.stringify(v)} is not an integer or a percentage like "50%"`;
+}
+
+/** Reads `spec.placement` (already schema-checked) against `replicas`. Errors: a malformed minOnDemand. */
+export function readPolicy(p: ModelDeploymentPlacement | undefined, replicas: number): { ok: true; policy: PlacementPolicy } | { ok: false; errors: string[] } {
+  if (p === undefined) return { ok: true, policy: DEFAULT_POLICY };
+  const floor = p.minOnDemand === undefined ? 0 : scaleIntOrPercent(p.minOnDemand, replicas, true);
+  if (floor === undefined) return { ok: false, errors: [msgBadMinOnDemand(String(p.minOnDemand))] };
+  const tiers = (p.tiers ?? []).map((t): Tier => {
+    const tier: Tier = { name: t.name };
+    const labels = t.clusterSelector?.matchLabels;
+    if (labels && Object.keys(labels).length > 0) tier.clusterLabels = { ...labels };
+    if (t.capacityTypes) tier.capacityTypes = [...t.capacityTypes] as CapacityType[];
+    return tier;
+  });
+  return { ok: true, policy: { tiers, drainBack: p.drainBack !== false, minOnDemand: Math.min(floor, replicas), optimize: p.optimize === 'Cost' ? 'Cost' : 'Spread' } };
+}
+
+function labelsMatch(want: Record<string, string> | undefined, have: Record<string, string>): boolean {
+  if (want === undefined) return true;
+  for (const k of Object.keys(want)) if (have[k] !== want[k]) return false;
+  return true;
+}
+
+/** The tier index `pool` of `cluster` is in, or undefined when in none. */
+export function poolTier(policy: PlacementPolicy, cluster: FleetCluster, pool: Pool): number | undefined {
+  if (policy.tiers.length === 0) return 0;
+  for (let t = 0; t < policy.tiers.length; t++) {
+    const tier = policy.tiers[t]!;
+    if (labelsMatch(tier.clusterLabels, cluster.labels) && (tier.capacityTypes === undefined || tier.capacityTypes.includes(pool.capacityType))) return t;
+  }
+  return undefined;
+}
+
+/** The tiers `cluster` has pools in, ascending. */
+export function clusterTiers(policy: PlacementPolicy, cluster: FleetCluster): number[] {
+  const tiers = new Set<number>();
+  for (const p of cluster.pools) {
+    const t = poolTier(policy, cluster, p);
+    if (t !== undefined) tiers.add(t);
+  }
+  return [...tiers].sort((a, b) => a - b);
+}
+
+/** The tier of a replica on `cluster` using `pools` (names): the worst of its pools', undefined when one is in none or unknown. */
+export function replicaTier(policy: PlacementPolicy, cluster: FleetCluster, pools: readonly string[]): number | undefined {
+  let worst = 0;
+  for (const name of pools) {
+    const pool = cluster.pools.find((p) => p.name === name);
+    const t = pool === undefined ? undefined : poolTier(policy, cluster, pool);
+    if (t === undefined) return undefined;
+    if (t > worst) worst = t;
+  }
+  return worst;
+}
+
+/** True when any of `pools` (names) of `cluster` is Spot. */
+export function onSpot(cluster: FleetCluster | undefined, pools: readonly string[]): boolean {
+  if (cluster === undefined) return false;
+  return pools.some((name) => cluster.pools.find((p) => p.name === name)?.capacityType === 'Spot');
+}
+
+/** The tier's name, or undefined without tiers. */
+export function tierName(policy: PlacementPolicy, tier: number | undefined): string | undefined {
+  return tier === undefined ? undefined : policy.tiers[tier]?.name;
+}
+
+/** `drain-back: tier <better> has room (this replica is in tier <worse>)`. */
+export function msgDrainBack(better: string, worse: string): string {
+  return `drain-back: tier ${better} has room (this replica is in tier ${worse})`;
+}
+
+/** `minOnDemand <n>: a replica on a Spot pool is replaced on a non-Spot pool`. */
+export function msgSpotFloor(floor: number): string {
+  return `minOnDemand ${floor}: a replica on a Spot pool is replaced on a non-Spot pool`;
+}
+
+/** `pools of cluster <c> are in no placement tier (spec.placement.tiers)`. */
+export const REASON_NO_TIER = 'no pool in any spec.placement.tiers entry';
+
+/** `minOnDemand <n>: only <k> replicas may be on Spot pools` (why a Spot pool took no replica). */
+export function msgFloorRefusal(floor: number): string {
+  return `minOnDemand ${floor}: the replica must run on a non-Spot pool`;
+}
+
+/** Micro-units per unit of currency. */
+const MICROS = 1_000_000;
+
+/** A decimal price string (`12.29`) in micro-units, or undefined when malformed. */
+export function parsePrice(s: unknown): number | undefined {
+  if (typeof s !== 'string') return undefined;
+  const m = /^(\d{1,9})(?:\.(\d{1,6}))?$/.exec(s);
+  if (m === null) return undefined;
+  return Number(m[1]) * MICROS + Number((m[2] ?? '').padEnd(6, '0'));
+}
+
+/** Micro-units as a decimal with two places, rounded half up: 12290000 → `12.29`. */
+export function formatMoney(micros: number): string {
+  const cents = Math.floor((micros + 5_000) / 10_000);
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+/** One pod's share of its node: 1 for a whole-node pod, else the largest claimed fraction of a device's count. */
+function nodeShare(pool: Pool, claims: readonly { device: number; count: number }[], whole: boolean): number {
+  if (whole || pool.exclusive) return 1;
+  let share = 0;
+  const by = new Map<number, number>();
+  for (const c of claims) by.set(c.device, (by.get(c.device) ?? 0) + c.count);
+  for (const [i, n] of by) {
+    const have = pool.devices[i]?.count ?? 1;
+    share = Math.max(share, have > 0 ? Math.min(1, n / have) : 1);
+  }
+  return share;
+}
+
+/** A member's hourly cost on its pool: what a placed or observed member claims, priced. */
+export interface PricedMember {
+  pool: string;
+  /** Pods on that pool. */
+  pods: number;
+  /** What each pod claims: device index in the pool and count. */
+  claims: { device: number; count: number }[];
+  whole: boolean;
+}
+
+/** The hourly cost of one replica on `cluster` per currency (micro-units), and whether a claiming pool had no price. */
+export function replicaCost(cluster: FleetCluster | undefined, members: readonly PricedMember[]): { byCurrency: Map<string, number>; unpriced: boolean } {
+  const byCurrency = new Map<string, number>();
+  let unpriced = false;
+  for (const m of members) {
+    if (m.claims.length === 0 && !m.whole) continue;
+    const pool = cluster?.pools.find((p) => p.name === m.pool);
+    if (pool?.price === undefined) {
+      unpriced = true;
+      continue;
+    }
+    const micros = Math.round(pool.price.micros * m.pods * nodeShare(pool, m.claims, m.whole));
+    byCurrency.set(pool.price.currency, (byCurrency.get(pool.price.currency) ?? 0) + micros);
+  }
+  return { byCurrency, unpriced };
+}
+
+/** `24.58 USD/h` (currencies sorted, joined with ` + `). */
+export function formatHourly(byCurrency: ReadonlyMap<string, number>): string {
+  return [...byCurrency.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([c, m]) => `${formatMoney(m)} ${c}/h`)
+    .join(' + ');
+}
