@@ -108,6 +108,7 @@ import { coldStart } from './coldstart.js';
 import type { DeviceMatcher } from './matcher.js';
 import { compileEngines, type SelectorError } from './matching.js';
 import type { Candidate } from './model.js';
+import { deploymentCost, tierName } from './policy.js';
 import { schedule } from './scheduling.js';
 import {
   deploymentStatus,
@@ -119,6 +120,7 @@ import {
   msgNotes,
   msgOverCapacity,
   msgFailingOver,
+  msgPolicyMoving,
   msgReplacingOverCapacity,
   msgRolling,
   msgScheduledEvent,
@@ -152,6 +154,11 @@ export function msgUnseenEndpoint(replica: string, cluster: string, state: strin
 /** `replica <r>: <why>: it is re-placed and goes once enough replicas are Ready elsewhere` (a ReplicasScheduled note). */
 export function msgFailover(replica: string, why: string): string {
   return `replica ${replica}: ${why}: it is re-placed and goes once enough replicas are Ready elsewhere`;
+}
+
+/** `replica <r>: <why>: it goes once its replacement is Ready` (a ReplicasScheduled note; docs/placement-policy.md). */
+export function msgPolicyMove(replica: string, why: string): string {
+  return `replica ${replica}: ${why}: it goes once its replacement is Ready`;
 }
 
 /** A replica's observed endpoint kept as it is while its cluster publishes no gateway address. */
@@ -268,6 +275,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     }
     if (c.overCapacity !== undefined) scheduledNotes.push(msgOverCapacity(name, c.cluster, c.overCapacity));
     if (c.failover !== undefined) scheduledNotes.push(msgFailover(name, c.failover));
+    if (c.policy !== undefined) scheduledNotes.push(msgPolicyMove(name, c.policy));
     const replica: DesiredResource = { resource: c.previous !== undefined ? asRunning(c.previous) : composeReplica(d, c) };
     if (ready) replica.ready = true;
     result.resources[replicaKey(c)] = replica;
@@ -311,9 +319,11 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   // Status, conditions, events (model-side.md §2.4).
-  result.status = deploymentStatus(placements, d.replicas);
+  result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
+  const cost = deploymentCost(atSpec, fleet.clusters, d);
+  if (cost !== undefined) result.status['cost'] = cost;
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
-  const previous = rollout.retiring - rollout.overCapacity - rollout.failover;
+  const previous = rollout.retiring - rollout.overCapacity - rollout.failover - rollout.policy;
   const kept = (previous > 0 ? msgKeptPrevious(previous) : '') + msgNotes(scheduledNotes);
   if (atSpec.length < d.replicas && fill && rollout.short === 0) {
     // Held back by the surge bound, not by capacity.
@@ -322,7 +332,9 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
         ? msgRolling(atSpec.length, d, previous)
         : rollout.failover > 0
           ? msgFailingOver(atSpec.length, d.replicas, rollout.failover)
-          : msgReplacingOverCapacity(atSpec.length, d.replicas, rollout.overCapacity);
+          : rollout.policy > 0
+            ? msgPolicyMoving(atSpec.length, d.replicas, rollout.policy)
+            : msgReplacingOverCapacity(atSpec.length, d.replicas, rollout.overCapacity);
     result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.RollingUpdate, rolling + msgNotes(scheduledNotes)));
   } else if (atSpec.length < d.replicas) {
     const message = fill

@@ -18,7 +18,9 @@
  */
 import type { ModelDeploymentPlacement } from '../lib/generated/modeldeployments.js';
 import { scaleIntOrPercent } from './deployment.js';
-import type { CapacityType, FleetCluster, Pool } from './model.js';
+import type { JsonObject } from '../lib/function.js';
+import type { DeploymentSpec } from './deployment.js';
+import type { Candidate, CapacityType, FleetCluster, Pool } from './model.js';
 
 /** One `spec.placement.tiers[]` entry. */
 export interface Tier {
@@ -194,4 +196,34 @@ export function formatHourly(byCurrency: ReadonlyMap<string, number>): string {
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([c, m]) => `${formatMoney(m)} ${c}/h`)
     .join(' + ');
+}
+
+/**
+ * `status.cost` of a deployment: the hourly cost of `placed` (the replicas at
+ * the current spec) from their pools' prices, each member's pods times its
+ * share of a node (policy.ts replicaCost), or undefined when none is priced.
+ * Shape: `{summary: "24.58 USD/h", hourly: [{currency, amount}], unpriced?}`.
+ */
+export function deploymentCost(placed: readonly Candidate[], clusters: readonly FleetCluster[], d: DeploymentSpec): JsonObject | undefined {
+  const byName = new Map(clusters.map((c) => [c.name, c]));
+  const total = new Map<string, number>();
+  let unpriced = 0;
+  for (const c of placed) {
+    const members: PricedMember[] = [];
+    for (const e of c.engines) {
+      const spec = d.engines.find((x) => x.name === e.name);
+      e.members.forEach((m, i) => {
+        const ms = spec?.members[i];
+        members.push({ pool: m.pool, pods: ms?.nodes ?? 1, claims: m.requests.map((r) => ({ device: r.device, count: r.count })), whole: m.requests.length > 0 && spec?.gang === true });
+      });
+    }
+    const cost = replicaCost(byName.get(c.cluster), members);
+    if (cost.unpriced) unpriced++;
+    for (const [cur, micros] of cost.byCurrency) total.set(cur, (total.get(cur) ?? 0) + micros);
+  }
+  if (total.size === 0) return undefined;
+  const hourly = [...total.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([currency, m]) => ({ currency, amount: formatMoney(m) }));
+  const out: JsonObject = { summary: formatHourly(total), hourly };
+  if (unpriced > 0) out['unpriced'] = unpriced;
+  return out;
 }

@@ -91,10 +91,9 @@
  * call (its free capacity only shrinks), so each cluster is tried
  * O(1 + replicas placed on it) times.
  */
-import type { Capacity } from './capacity.js';
 import type { DeploymentSpec } from './deployment.js';
 import type { Fleet } from './fleet.js';
-import { ledgerCapacity, overCapacityIn, unpublishedLedger } from './ledger.js';
+import { ledgerCapacity, overCapacityIn } from './ledger.js';
 import type { DeviceMatcher } from './matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';

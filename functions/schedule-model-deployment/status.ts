@@ -44,6 +44,8 @@ export const REASON = {
   OverCapacity: 'OverCapacity',
   Failover: 'Failover',
   FailoverBlocked: 'FailoverBlocked',
+  PolicyMove: 'PolicyMove',
+  PolicyMoveBlocked: 'PolicyMoveBlocked',
 } as const;
 
 /** Message constants. */
@@ -132,6 +134,11 @@ export function msgFailingOver(atSpec: number, desired: number, n: number): stri
   return `${atSpec} of ${desired} replicas placed on clusters that serve; ${n} on Unavailable or drained clusters go as their replacements become Ready`;
 }
 
+/** `<a> of <d> replicas placed; <n> moved by placement policy go as their replacements become Ready` (docs/placement-policy.md). */
+export function msgPolicyMoving(atSpec: number, desired: number, n: number): string {
+  return `${atSpec} of ${desired} replicas placed; ${n} moved by placement policy (drain-back or minOnDemand) go as their replacements become Ready`;
+}
+
 /** MSG when nothing is in motion. */
 export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
 
@@ -143,7 +150,10 @@ export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
  * (they keep running; the message says why per cluster); True/RollingUpdate
  * while replicas of the previous spec are being replaced; True/OverCapacity
  * while only replicas over capacity are; True/Failover while replicas are
- * re-placed from Unavailable or drained clusters; True/ReplicasUpToDate otherwise.
+ * re-placed from Unavailable or drained clusters; True/PolicyMove while
+ * placement policy moves replicas (drain-back, minOnDemand;
+ * docs/placement-policy.md), False/PolicyMoveBlocked when their
+ * replacements fit nowhere; True/ReplicasUpToDate otherwise.
  */
 export function progressingCondition(
   rollout: RolloutState,
@@ -152,11 +162,16 @@ export function progressingCondition(
   clusterCount: number,
   refusals: ReadonlyMap<string, Reason>,
 ): Condition {
-  const previous = rollout.retiring - rollout.overCapacity - rollout.failover;
+  const previous = rollout.retiring - rollout.overCapacity - rollout.failover - rollout.policy;
   if (rollout.blocked && rollout.failover > 0) {
     // docs/failover.md: no replacement fits, so the replicas on the lost clusters stay where they are.
     const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
     return condition(TYPE_PROGRESSING, false, REASON.FailoverBlocked, `Failover held: keeping ${plural(rollout.failover, 'replica')} on Unavailable or drained clusters in place; ${why}`);
+  }
+  if (rollout.blocked && previous === 0 && rollout.overCapacity === 0 && rollout.policy > 0) {
+    // Nowhere better has room after all: the replicas stay where they run.
+    const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
+    return condition(TYPE_PROGRESSING, false, REASON.PolicyMoveBlocked, `Policy move held: keeping ${plural(rollout.policy, 'replica')} where they run; ${why}`);
   }
   if (rollout.blocked) {
     const why = msgUnscheduled(atSpec, d.replicas, clusterCount, refusals);
@@ -165,6 +180,7 @@ export function progressingCondition(
   }
   if (previous > 0) return condition(TYPE_PROGRESSING, true, REASON.RollingUpdate, msgRolling(atSpec, d, previous));
   if (rollout.failover > 0) return condition(TYPE_PROGRESSING, true, REASON.Failover, msgFailingOver(atSpec, d.replicas, rollout.failover));
+  if (rollout.policy > 0) return condition(TYPE_PROGRESSING, true, REASON.PolicyMove, msgPolicyMoving(atSpec, d.replicas, rollout.policy));
   if (rollout.overCapacity > 0) return condition(TYPE_PROGRESSING, true, REASON.OverCapacity, msgReplacingOverCapacity(atSpec, d.replicas, rollout.overCapacity));
   return condition(TYPE_PROGRESSING, true, REASON.ReplicasUpToDate, MSG_UP_TO_DATE);
 }
@@ -178,18 +194,24 @@ export function progressingCondition(
 export function deploymentStatus(
   placements: readonly { name: string; candidate: Candidate; ready: boolean }[],
   desired: number = placements.length,
+  tierName: (tier: number | undefined) => string | undefined = () => undefined,
 ): JsonObject {
   const ready = placements.filter((p) => p.ready).length;
   return {
     replicas: { total: placements.length, ready, summary: `${ready}/${desired}` },
-    placements: placements.map((p) => ({
-      replica: p.name,
-      cluster: p.candidate.cluster,
-      index: p.candidate.index,
-      ready: p.ready,
-      role: p.candidate.role,
-      engines: p.candidate.engines.map((e) => ({ name: e.name, pool: e.members[0]?.pool ?? '' })),
-    })),
+    placements: placements.map((p) => {
+      const entry: JsonObject = {
+        replica: p.name,
+        cluster: p.candidate.cluster,
+        index: p.candidate.index,
+        ready: p.ready,
+        role: p.candidate.role,
+      };
+      const tier = tierName(p.candidate.tier);
+      if (tier !== undefined) entry['tier'] = tier;
+      entry['engines'] = p.candidate.engines.map((e) => ({ name: e.name, pool: e.members[0]?.pool ?? '' }));
+      return entry;
+    }),
   };
 }
 
