@@ -56,7 +56,7 @@ export function cluster(i: number): KubeObject {
       gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
       capabilities: { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: 'EFA', nodeAutoscaling: 'None', gpuStack: 'Composed' },
       // The capacity ledger as the cluster's function publishes it with nothing placed yet (issue 17).
-      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, nodes: 10, fabric: 'EFA', devices, used: { nodes: 0, devices: [], holders: [] } })),
+      gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, className: `class-${p}`, capacityType: p % 2 === 0 ? 'OnDemand' : 'Spot', price: { currency: 'USD', perNodeHour: '3.25' }, nodes: 10, fabric: 'EFA', devices, used: { nodes: 0, devices: [], holders: [] } })),
     },
   };
 }

@@ -25,6 +25,11 @@ export const NETWORK = 'network.azure.m.upbound.io/v1beta1';
 /** provider-azure-containerservice v2.6.0 (KubernetesCluster, KubernetesClusterNodePool). */
 export const CONTAINERSERVICE = 'containerservice.azure.m.upbound.io/v1beta1';
 
+/** The label AKS sets on spot nodes (value `spot`). */
+export const SPOT_LABEL = 'kubernetes.azure.com/scalesetpriority';
+/** The taint AKS sets on spot nodes; a deployment on a spot pool must tolerate it. */
+export const SPOT_TAINT = 'kubernetes.azure.com/scalesetpriority=spot:NoSchedule';
+
 /** Node label carrying the pool name (§1.5). */
 export const POOL_LABEL = 'modelplane.ai/pool';
 /** Node label carrying the accelerator id on GPU pools. */
@@ -138,6 +143,14 @@ export function cluster(ctx: AksContext): KubeObject {
  * with a `gpu` block has AKS install the GPU driver, the gpu and pool labels
  * and the `nvidia.com/gpu=true:NoSchedule` taint; any other pool only the
  * pool label. `zones` when set. The fabric does not change the pool.
+ * A Spot pool (`capacityType: Spot`, docs/capacity-types.md#aks) runs Spot
+ * VMs: `priority: Spot`, `evictionPolicy: Delete`, `spotMaxPrice: -1` (pay
+ * up to the on-demand price, never evicted for price). AKS itself labels and
+ * taints spot nodes `kubernetes.azure.com/scalesetpriority=spot:NoSchedule`;
+ * the pool declares that label and taint too, as AKS sets them, so the
+ * provider never sees them as drift (node taints force a new pool). No
+ * toleration is added to any workload: a deployment placed on a spot pool
+ * must tolerate the taint.
  */
 export function nodePool(ctx: AksContext, pool: AKSClusterNodePool, vmSize: string): KubeObject {
   const forProvider: JsonObject = {
@@ -158,6 +171,13 @@ export function nodePool(ctx: AksContext, pool: AKSClusterNodePool, vmSize: stri
     forProvider['nodeTaints'] = ['nvidia.com/gpu=true:NoSchedule'];
   } else {
     forProvider['nodeLabels'] = { [POOL_LABEL]: pool.name };
+  }
+  if (pool.capacityType === 'Spot') {
+    forProvider['priority'] = 'Spot';
+    forProvider['evictionPolicy'] = 'Delete';
+    forProvider['spotMaxPrice'] = -1;
+    forProvider['nodeLabels'] = { ...(forProvider['nodeLabels'] as JsonObject), [SPOT_LABEL]: 'spot' };
+    forProvider['nodeTaints'] = [...((forProvider['nodeTaints'] as string[] | undefined) ?? []), SPOT_TAINT];
   }
   return mr(ctx, CONTAINERSERVICE, 'KubernetesClusterNodePool', forProvider, {
     metadata: { annotations: { [EXTERNAL_NAME_ANNOTATION]: pool.name } },

@@ -9,6 +9,9 @@
  *   initial size only through `initProvider.scalingConfig.desiredSize`.
  * - Nodes carry `modelplane.ai/pool`; GPU pools also `modelplane.ai/gpu` and
  *   the taint `nvidia.com/gpu=true:NO_SCHEDULE`.
+ * - A Spot pool (`capacityType: Spot`) buys Spot instances (node group
+ *   `capacityType: SPOT`); a capacity-block pool `CAPACITY_BLOCK`; any other
+ *   pool sets no capacity type (on-demand). docs/capacity-types.md#eks
  * - A pool with a capacity block or EFA launches through its own launch
  *   template (`child_name(<xr>, "lt-<pool>")`, version `$Latest`) and then
  *   sets neither instanceTypes nor diskSize on the node group.
@@ -94,6 +97,8 @@ export function poolNodeGroup(ctx: EksContext, pool: EKSClusterNodePool, instanc
     fp['instanceTypes'] = [instanceType];
     fp['diskSize'] = pool.diskSizeGb;
   }
+  // A Spot pool with a capacity block is refused by validate.ts before this.
+  if (pool.capacityType === 'Spot' && !pool.capacityBlock) fp['capacityType'] = 'SPOT';
   if (pool.zones && pool.zones.length > 0) {
     fp['subnetIdRefs'] = pool.zones.map((az) => ({ name: privateSubnetName(ctx.name, az) }));
   } else {

@@ -8,7 +8,8 @@
  * value, its class has no EKS instance type, it takes the reserved name
  * `system`, or it names a zone the cluster has no subnet in) is reported by name and keeps its observed node
  * group and launch template while the rest of the cluster is composed
- * normally. Messages name the field and the fix and are sorted by pool name.
+ * normally; so is a Spot pool with a capacity block (a reservation cannot be
+ * bought as Spot, docs/capacity-types.md#eks). Messages name the field and the fix and are sorted by pool name.
  * The `SpecValid` condition, the unparsable-spec path and the pool report are
  * shared with the other clouds in `functions/lib/cloud.ts`.
  *
@@ -40,6 +41,9 @@ export function poolProblem(pool: EKSClusterNodePool, index: number, zones: read
   });
   if (common) return common;
   const at = `spec.nodePools[${index}]`;
+  if (pool.capacityType === 'Spot' && pool.capacityBlock) {
+    return { pool: pool.name, message: errSpotCapacityBlock(at) };
+  }
   const known = zones.map((z) => z.az);
   const unknown = (pool.zones ?? []).map((az, j) => ({ az, j })).filter(({ az }) => !known.includes(az));
   if (unknown.length > 0) {
@@ -50,6 +54,11 @@ export function poolProblem(pool: EKSClusterNodePool, index: number, zones: read
     };
   }
   return undefined;
+}
+
+/** Message: a Spot pool with a capacity block. */
+export function errSpotCapacityBlock(at: string): string {
+  return `${at}.capacityType: Spot cannot use ${at}.capacityBlock (a Capacity Block is a reservation); drop capacityType for the reservation, or drop capacityBlock for Spot. ${POOL_KEPT}`;
 }
 
 /** The message of unusable subnet CIDRs (each error already names its field and fix). */

@@ -133,6 +133,8 @@ export function systemNodePool(ctx: GkeContext): KubeObject {
  * bounds; a GPU pool with a `gpu` block gets its accelerators with the
  * default driver installed by GKE and the gpu, pool and DRA-driver labels;
  * any other pool only the pool label. `nodeLocations` = the pool's zones.
+ * A Spot pool (`capacityType: Spot`) runs Spot VMs (`nodeConfig.spot: true`,
+ * docs/capacity-types.md#gke); any other pool sets no `spot`.
  */
 export function poolNodePool(ctx: GkeContext, pool: GKEClusterNodePool, machineType: string): KubeObject {
   const nodeConfig: JsonObject = {
@@ -153,6 +155,7 @@ export function poolNodePool(ctx: GkeContext, pool: GKEClusterNodePool, machineT
   } else {
     nodeConfig['labels'] = { [POOL_LABEL]: pool.name };
   }
+  if (pool.capacityType === 'Spot') nodeConfig['spot'] = true;
   const forProvider: JsonObject = {
     location: ctx.spec.region,
     clusterSelector: controllerRef(),

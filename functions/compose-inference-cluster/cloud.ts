@@ -23,7 +23,11 @@
  *   additions: a pool name that is not a Kubernetes label value, GKE/EKS
  *   pools without zones, AKS pool names outside `^[a-z][a-z0-9]{0,11}$`,
  *   Nebius/Vultr minNodeCount without maxNodeCount, Vultr pools below one
- *   node, no pools at all.
+ *   node, no pools at all, and a capacity type the cloud does not offer
+ *   ({@link capacityTypeProblem}, docs/capacity-types.md).
+ * - A pool whose capacity type resolves to Spot carries `capacityType: Spot`
+ *   on EKS, GKE and AKS; OnDemand and Reserved pass nothing (an EKS
+ *   reservation is its `capacityBlock`), so on-demand pools are unchanged.
  *
  * Divergence (spec/README.md item 2): the reference skips the whole nested XR
  * when one pool's class lacks the cloud's block; we compose it with that pool
@@ -32,7 +36,7 @@
 import { isLabelValue } from '../lib/cloud.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { Fabric } from '../lib/workload.js';
-import type { CloudBlock, InferenceClass, NodePool } from './spec.js';
+import type { CapacityType, CloudBlock, InferenceClass, NodePool, Source } from './spec.js';
 
 /** Namespace of every internal XR an InferenceCluster composes. */
 export const SYSTEM_NAMESPACE = 'modelplane-system';
@@ -145,6 +149,57 @@ export function errPoolName(at: string, name: string): string {
 }
 
 /**
+ * The capacity type of `pool` (docs/capacity-types.md#resolution): as
+ * declared, else Reserved when the pool has a `capacityBlock` on a source
+ * that honours it (EKS, and Existing, taken at its word), else OnDemand.
+ * Other clouds ignore `capacityBlock`, so their pools stay OnDemand.
+ */
+export function resolvedCapacityType(source: Source, pool: NodePool): CapacityType {
+  if (pool.capacityType) return pool.capacityType;
+  if (pool.capacityReservationId && (source === 'EKS' || source === 'Existing')) return 'Reserved';
+  return 'OnDemand';
+}
+
+/** Message: a capacity type the source does not offer. */
+export function errCapacityTypeNotOffered(at: string, type: CapacityType, source: string): string {
+  const fix =
+    type === 'Spot'
+      ? 'use OnDemand or place spot pools on EKS, GKE or AKS'
+      : `use OnDemand${source === 'GKE' || source === 'AKS' ? ' or Spot' : ''}, or place reserved pools on EKS with a capacityBlock`;
+  return `${at}.capacityType: ${type} is not offered on ${source}; ${fix}`;
+}
+
+/** Message: an EKS pool declared Reserved without the reservation. */
+export function errReservedWithoutBlock(at: string): string {
+  return `${at}.capacityType: Reserved needs ${at}.capacityBlock on EKS; set capacityBlock.capacityReservationId to the EC2 Capacity Block's reservation, or use OnDemand or Spot`;
+}
+
+/** Message: an EKS capacity block declared with another capacity type. */
+export function errBlockNotReserved(at: string, type: CapacityType): string {
+  return `${at}.capacityBlock is a reservation, but ${at}.capacityType is ${type}; set capacityType to Reserved (or omit it), or drop capacityBlock`;
+}
+
+/**
+ * Why `pool` (at `at`, e.g. `spec.nodePools[0]`) cannot be bought as it
+ * declares on `cloud`, or undefined: Spot only on EKS, GKE and AKS;
+ * Reserved only on EKS, with a `capacityBlock`; an EKS `capacityBlock`
+ * only as Reserved.
+ */
+export function capacityTypeProblem(cloud: CloudSource, pool: NodePool, at: string): string | undefined {
+  const declared = pool.capacityType;
+  if (cloud.block === 'eks') {
+    if (pool.capacityReservationId && declared !== undefined && declared !== 'Reserved') return errBlockNotReserved(at, declared);
+    if (declared === 'Reserved' && !pool.capacityReservationId) return errReservedWithoutBlock(at);
+    return undefined;
+  }
+  if (declared === 'Reserved') return errCapacityTypeNotOffered(at, declared, cloud.source);
+  if (declared === 'Spot' && (cloud.block === 'nebius' || cloud.block === 'vultr')) {
+    return errCapacityTypeNotOffered(at, declared, cloud.source);
+  }
+  return undefined;
+}
+
+/**
  * Pools the nested XR would reject, in pool order. `classes` holds only the
  * classes that resolved; pools of other classes are skipped (reported as
  * missing elsewhere).
@@ -160,9 +215,12 @@ export function poolProblems(
   }
   const out: Problem[] = [];
   pools.forEach((pool, i) => {
+    const at = `spec.nodePools[${i}]`;
+    // Not about the class: reported even when the class is missing.
+    const capacity = capacityTypeProblem(cloud, pool, at);
+    if (capacity) out.push(invalid(capacity));
     const cls = classes.get(pool.className);
     if (!cls) return;
-    const at = `spec.nodePools[${i}]`;
     if (!isLabelValue(pool.name)) out.push(invalid(errPoolName(at, pool.name)));
     if (!cls.provisioning[cloud.block]) out.push({ ...invalid(errNoProvisioningBlock(pool.className, cloud.source)), perPool: true });
     if ((cloud.block === 'gke' || cloud.block === 'eks') && pool.zones.length === 0) {
@@ -198,8 +256,8 @@ function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefin
   if (pool.minNodeCount !== undefined) bounds['minNodeCount'] = pool.minNodeCount;
   if (pool.maxNodeCount !== undefined) bounds['maxNodeCount'] = pool.maxNodeCount;
   switch (cloud.block) {
-    case 'gke':
-      return {
+    case 'gke': {
+      const out: JsonObject = {
         ...base,
         machineType: p['machineType'],
         diskSizeGb: p['diskSizeGb'],
@@ -208,6 +266,9 @@ function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefin
         gpu: { acceleratorType: accelerator['type'], acceleratorCount: accelerator['count'] },
         zones: [...pool.zones],
       };
+      spot(cloud, pool, out);
+      return out;
+    }
     case 'eks': {
       const out: JsonObject = {
         ...base,
@@ -220,6 +281,7 @@ function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefin
       };
       if (pool.capacityReservationId) out['capacityBlock'] = { capacityReservationId: pool.capacityReservationId };
       if (pool.fabricType === 'EFA') out['fabric'] = 'EFA';
+      spot(cloud, pool, out);
       return out;
     }
     case 'aks': {
@@ -233,6 +295,7 @@ function gpuPool(cloud: CloudSource, pool: NodePool, block: JsonObject | undefin
       };
       if (pool.zones.length > 0) out['zones'] = [...pool.zones];
       if (pool.fabricType === 'InfiniBand') out['fabric'] = 'InfiniBand';
+      spot(cloud, pool, out);
       return out;
     }
     case 'nebius': {
@@ -298,7 +361,18 @@ function unshapedPool(cloud: CloudSource, pool: NodePool): JsonObject {
     case 'vultr':
       break;
   }
+  spot(cloud, pool, out);
   return out;
+}
+
+/**
+ * Sets `capacityType: Spot` on a nested pool of EKS, GKE or AKS whose
+ * capacity type resolves to Spot; nothing otherwise (Nebius and Vultr spot
+ * pools are refused by {@link capacityTypeProblem} before composing).
+ */
+function spot(cloud: CloudSource, pool: NodePool, out: JsonObject): void {
+  const offered = cloud.block === 'eks' || cloud.block === 'gke' || cloud.block === 'aks';
+  if (offered && resolvedCapacityType(cloud.source, pool) === 'Spot') out['capacityType'] = 'Spot';
 }
 
 /**

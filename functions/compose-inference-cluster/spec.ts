@@ -25,6 +25,9 @@ import { DEFAULT_BOUNDS, type FailoverBounds, parseDuration } from '../lib/healt
 export type Source = 'GKE' | 'EKS' | 'AKS' | 'Nebius' | 'Vultr' | 'Existing';
 const SOURCES: readonly string[] = ['GKE', 'EKS', 'AKS', 'Nebius', 'Vultr', 'Existing'];
 
+/** How a pool's nodes are bought (docs/capacity-types.md). */
+export type CapacityType = 'OnDemand' | 'Spot' | 'Reserved';
+
 /** The cloud (Cluster)ProviderConfig a nested cluster XR uses. */
 export interface Credentials {
   type: 'ProviderConfig' | 'ClusterProviderConfig';
@@ -64,6 +67,11 @@ export interface NodePool {
   /** `[]` when unset. */
   zones: string[];
   capacityReservationId?: string;
+  /**
+   * `spec.nodePools[].capacityType` as declared; absent when unset (resolved
+   * per source by `resolvedCapacityType`, docs/capacity-types.md).
+   */
+  capacityType?: CapacityType;
   /** `None`, `EFA` or `InfiniBand`. @default "None" */
   fabricType: string;
   /** Nebius InfiniBand fabric, e.g. `fabric-2`. */
@@ -177,6 +185,7 @@ function toPool(p: InferenceClusterNodePool): NodePool {
   if (p.minNodeCount !== undefined) pool.minNodeCount = p.minNodeCount;
   if (p.maxNodeCount !== undefined) pool.maxNodeCount = p.maxNodeCount;
   if (p.capacityBlock) pool.capacityReservationId = p.capacityBlock.capacityReservationId;
+  if (p.capacityType) pool.capacityType = p.capacityType;
   if (p.fabric?.infiniband) pool.infinibandFabric = p.fabric.infiniband.fabric;
   return pool;
 }
@@ -192,6 +201,18 @@ export interface InferenceClass {
   devices: InferenceClassDevice[];
   /** `spec.exclusive`: a claiming pod takes a whole node (issue 16). */
   exclusive: boolean;
+  /** `spec.pricing`, when the class sets it (docs/capacity-types.md#pricing). */
+  pricing?: Pricing;
+}
+
+/** `spec.pricing` of an InferenceClass, defaults applied. */
+export interface Pricing {
+  /** ISO 4217 code. @default "USD" */
+  currency: string;
+  /** On-demand price of one node for one hour, a decimal string (e.g. `"3.25"`). */
+  perNodeHour: string;
+  /** Per-capacity-type overrides of {@link Pricing.perNodeHour}, decimal strings. */
+  capacityTypes: Partial<Record<CapacityType, string>>;
 }
 
 /** Result of {@link readInferenceClass}. */
@@ -233,5 +254,13 @@ function readClass(obj: KubeObject): ReadClass {
   }
   const cls: InferenceClass = { name, provisioning, devices: spec.devices as InferenceClassDevice[], exclusive: spec.exclusive === true };
   if (spec.provisioning) cls.provider = spec.provisioning.provider;
+  if (spec.pricing) {
+    const capacityTypes: Partial<Record<CapacityType, string>> = {};
+    for (const t of ['OnDemand', 'Spot', 'Reserved'] as const) {
+      const v = spec.pricing.capacityTypes?.[t];
+      if (v !== undefined) capacityTypes[t] = v;
+    }
+    cls.pricing = { currency: spec.pricing.currency, perNodeHour: spec.pricing.perNodeHour, capacityTypes };
+  }
   return { ok: true, cls };
 }

@@ -5,7 +5,11 @@
  * Guarantees:
  * - `gpuPools`: one entry per spec pool (spec order) whose class resolved and
  *   has devices and whose name can label nodes (a Kubernetes label value):
- *   `{name, nodes, devices, fabric?}` where `nodes` is
+ *   `{name, className, capacityType, price?, nodes, devices, fabric?}` where
+ *   `capacityType` is the pool's resolved one (`resolvedCapacityType`),
+ *   `price` is `{currency, perNodeHour}` from the class's pricing for that
+ *   capacity type (`capacityTypes[type]`, else `perNodeHour`; absent without
+ *   pricing; docs/capacity-types.md#what-is-published), `nodes` is
  *   `maxNodeCount` when set (non-zero) else `nodeCount` (a node budget, in
  *   nodes), `devices` are the class's devices with XRD defaults applied, and
  *   `fabric` is the multi-node fabric the pool's nodes are on when its source
@@ -27,8 +31,8 @@ import { InferenceClusterStatusCapabilitiesSchema } from '../lib/generated/infer
 import { isLabelValue } from '../lib/cloud.js';
 import { cloneJson } from '../lib/json.js';
 import { capabilitiesStatus, type Fabric } from '../lib/workload.js';
-import { CLOUD_SOURCES, SYSTEM_NAMESPACE } from './cloud.js';
-import type { ExistingBlock, InferenceClass, NodePool, Source } from './spec.js';
+import { CLOUD_SOURCES, resolvedCapacityType, SYSTEM_NAMESPACE } from './cloud.js';
+import type { CapacityType, ExistingBlock, InferenceClass, NodePool, Pricing, Source } from './spec.js';
 
 /** Status fields this function owns, echoed unchanged on hold paths. */
 export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools', 'cache', 'gateway', 'capabilities', 'health'] as const;
@@ -50,17 +54,27 @@ export function poolFabric(source: Source, pool: NodePool): Exclude<Fabric, 'Non
   return cloud?.fabric === declared ? declared : 'Ethernet';
 }
 
+/**
+ * The price of one node for one hour at `type` (docs/capacity-types.md#pricing):
+ * the class's override for that capacity type, else its `perNodeHour`.
+ */
+export function poolPrice(pricing: Pricing, type: CapacityType): { currency: string; perNodeHour: string } {
+  return { currency: pricing.currency, perNodeHour: pricing.capacityTypes[type] ?? pricing.perNodeHour };
+}
+
 /** The published pools. */
 export function gpuPools(source: Source, pools: readonly NodePool[], classes: ReadonlyMap<string, InferenceClass>): JsonObject[] {
   const out: JsonObject[] = [];
   for (const pool of pools) {
     const cls = classes.get(pool.className);
     if (!cls || cls.devices.length === 0 || !isLabelValue(pool.name)) continue;
-    const entry: JsonObject = {
-      name: pool.name,
+    const capacityType = resolvedCapacityType(source, pool);
+    const entry: JsonObject = { name: pool.name, className: pool.className, capacityType };
+    if (cls.pricing) entry['price'] = poolPrice(cls.pricing, capacityType);
+    Object.assign(entry, {
       nodes: pool.maxNodeCount ? pool.maxNodeCount : pool.nodeCount,
       devices: cls.devices.map((d) => structuredClone(d) as unknown as JsonObject),
-    };
+    });
     if (cls.exclusive) entry['exclusive'] = true;
     const fabric = poolFabric(source, pool);
     if (fabric) entry['fabric'] = fabric;

@@ -19,7 +19,9 @@
 import type { JsonObject } from '../lib/function.js';
 
 /** The keys of a `gpuPools[]` entry (InferenceClusterStatusGpuPoolSchema, a strict object). */
-export const POOL_KEYS = ['name', 'nodes', 'exclusive', 'fabric', 'devices', 'used'] as const;
+export const POOL_KEYS = ['name', 'className', 'capacityType', 'price', 'nodes', 'exclusive', 'fabric', 'devices', 'used'] as const;
+/** The keys of a pool's `price` (InferenceClusterStatusGpuPoolPriceSchema, strict; both required). */
+export const PRICE_KEYS = ['currency', 'perNodeHour'] as const;
 /** The keys of a pool's `devices[]` entry (InferenceClusterStatusGpuPoolDeviceSchema, strict). */
 export const DEVICE_KEYS = ['name', 'claim', 'driver', 'deviceClassName', 'count', 'attributes', 'capacity'] as const;
 /** The keys of a device attribute (InferenceClusterStatusGpuPoolDeviceAttributeSchema, strict). */
@@ -30,10 +32,15 @@ export const CAPACITY_KEYS = ['value'] as const;
 export const GATEWAY_KEYS = ['address'] as const;
 
 /** `devices` maxItems; `driver`/`deviceClassName` maxLength; `capacity[].value` maxLength; attributes/capacity maxProperties. */
-export const BOUNDS = { devices: 16, driver: 253, deviceClassName: 253, capacityValue: 32, properties: 32 } as const;
+export const BOUNDS = { devices: 16, driver: 253, deviceClassName: 253, capacityValue: 32, properties: 32, className: 253 } as const;
+
+/** `price.currency` and `price.perNodeHour` patterns (the XRD's). */
+export const CURRENCY = /^[A-Z]{3}$/;
+export const DECIMAL = /^[0-9]+(\.[0-9]{1,6})?$/;
 
 const FABRICS = new Set(['EFA', 'InfiniBand', 'Ethernet']);
 const CLAIMS = new Set(['DRA', 'Synthetic']);
+const CAPACITY_TYPES = new Set(['OnDemand', 'Spot', 'Reserved']);
 
 function isObj(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,10 +96,19 @@ function device(d: unknown): boolean {
   return optString(d['deviceClassName'], BOUNDS.deviceClassName) && optInt(d['count']) && optRecord(d['attributes'], attribute) && optRecord(d['capacity'], capacity);
 }
 
+function price(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!isObj(v) || !onlyKeys(v, PRICE_KEYS)) return false;
+  const { currency, perNodeHour } = v;
+  return typeof currency === 'string' && CURRENCY.test(currency) && typeof perNodeHour === 'string' && DECIMAL.test(perNodeHour);
+}
+
 function pool(p: unknown): boolean {
   if (!isObj(p) || !onlyKeys(p, POOL_KEYS)) return false;
   if (typeof p['name'] !== 'string' || !optInt(p['nodes']) || !optBool(p['exclusive'])) return false;
   if (p['fabric'] !== undefined && !FABRICS.has(p['fabric'] as string)) return false;
+  if (!optString(p['className'], BOUNDS.className) || !price(p['price'])) return false;
+  if (p['capacityType'] !== undefined && !CAPACITY_TYPES.has(p['capacityType'] as string)) return false;
   const devices = p['devices'];
   if (devices === undefined) return true;
   if (!Array.isArray(devices) || devices.length > BOUNDS.devices) return false;

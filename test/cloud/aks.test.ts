@@ -104,6 +104,32 @@ const H100_NO_SIZE =
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult; keys: number }[] = [
   {
+    name: 'Spot pool',
+    reason: 'docs/capacity-types.md#aks: priority Spot, evictionPolicy Delete, spotMaxPrice -1, and the label and taint AKS sets on spot nodes declared too',
+    req: () => request(aksXr([aksPool('gpuh100', { capacityType: 'Spot' })])),
+    want: want(
+      withPool(g(), (fp) => {
+        fp['priority'] = 'Spot';
+        fp['evictionPolicy'] = 'Delete';
+        fp['spotMaxPrice'] = -1;
+        fp['nodeLabels'] = {
+          'modelplane.ai/gpu': 'nvidia-h100',
+          'modelplane.ai/pool': 'gpuh100',
+          'kubernetes.azure.com/scalesetpriority': 'spot',
+        };
+        fp['nodeTaints'] = ['nvidia.com/gpu=true:NoSchedule', 'kubernetes.azure.com/scalesetpriority=spot:NoSchedule'];
+      }),
+    ),
+    keys: 7,
+  },
+  {
+    name: 'OnDemand pool',
+    reason: 'an explicit OnDemand pool composes exactly as a pool without capacityType (Regular priority)',
+    req: () => request(aksXr([aksPool('gpuh100', { capacityType: 'OnDemand' })])),
+    want: want(g()),
+    keys: 7,
+  },
+  {
     name: '8.3-1 first pass',
     reason: 'the 5 Azure MRs and 2 ready ProviderConfigs; no StorageClass before the cluster is observed',
     req: () => request(aksXr()),

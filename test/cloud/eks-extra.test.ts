@@ -56,6 +56,32 @@ const L4_NO_TYPE = `spec.nodePools[0] (gpu-l4): InferenceClass l4-1x-g6 has no E
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult; keys: number }[] = [
   {
+    name: 'Spot pool',
+    reason: 'docs/capacity-types.md#eks: the node group buys Spot instances (capacityType SPOT), nothing else changes',
+    req: () => request(eksXr([{ ...poolA(), capacityType: 'Spot' }])),
+    want: want({ ...golden(), 'nodegroup-gpu-l4': body(nodeGroup('nodegroup-gpu-l4', { capacityType: 'SPOT' })) }),
+    keys: 50,
+  },
+  {
+    name: 'OnDemand pool',
+    reason: 'an explicit OnDemand pool composes exactly as a pool without capacityType (no capacityType on the node group)',
+    req: () => request(eksXr([{ ...poolA(), capacityType: 'OnDemand' }])),
+    want: want(golden()),
+    keys: 50,
+  },
+  {
+    name: 'Spot pool with a capacity block',
+    reason: 'a Capacity Block is a reservation and cannot be bought as Spot: refused, nothing composed for the pool',
+    req: () => request(eksXr([{ ...poolA(), capacityType: 'Spot', capacityBlock: { capacityReservationId: 'cr-0123456789abcdef0' } }])),
+    want: want(
+      without(golden(), 'nodegroup-gpu-l4'),
+      invalid('InvalidNodePool', [
+        `spec.nodePools[0].capacityType: Spot cannot use spec.nodePools[0].capacityBlock (a Capacity Block is a reservation); drop capacityType for the reservation, or drop capacityBlock for Spot. ${KEPT}`,
+      ]),
+    ),
+    keys: 49,
+  },
+  {
     name: '8.6 two subnet CIDRs',
     reason: 'subnet, association and mount-target keys exist for indices 0 and 1 only',
     req: () => request(eksXr(undefined, { networking: { subnetCidrs: ['10.0.0.0/20', '10.0.16.0/20'] } })),

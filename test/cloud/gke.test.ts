@@ -118,6 +118,24 @@ const invalidPool = (message: string) => ({
 
 const cases: { name: string; reason: string; req: () => ComposeRequest; want: ComposeResult; keys: number }[] = [
   {
+    name: 'Spot pool',
+    reason: 'docs/capacity-types.md#gke: the node pool runs Spot VMs (nodeConfig.spot true), nothing else changes',
+    req: () => request(gkeXr([gkePool('gpu-pool', { capacityType: 'Spot' })]), {}, withProject()),
+    want: want(
+      withGpuPool(g(), 'nodepool-gpu-pool', (fp) => {
+        (fp['nodeConfig'] as JsonObject)['spot'] = true;
+      }),
+    ),
+    keys: 10,
+  },
+  {
+    name: 'OnDemand pool',
+    reason: 'an explicit OnDemand pool composes exactly as a pool without capacityType (no spot field)',
+    req: () => request(gkeXr([gkePool('gpu-pool', { capacityType: 'OnDemand' })]), {}, withProject()),
+    want: want(g()),
+    keys: 10,
+  },
+  {
     name: '8.2-1 first pass',
     reason: '10 keys, only the ProviderConfigs ready; the requirement; no IAM binding, no StorageClass',
     req: () => request(gkeXr(), {}, withProject()),

@@ -54,10 +54,18 @@ const running: Condition[] = [
   { type: 'ClusterReady', status: 'True', reason: 'ClusterRunning' },
   { type: 'BackendReady', status: 'False', reason: 'Installing' },
 ];
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
+/** The L4 pool as published: `className` is the GKE (`gpu-l4`) or EKS (`gpu-l4-eks`) class. */
+const l4Pool = (className: string, capacityType = 'OnDemand') => ({
+  name: 'l4-pool',
+  className,
+  capacityType,
+  nodes: 4,
+  devices: [gpuDevice(1, '24Gi')],
+  fabric: 'Ethernet',
+});
 /** An H100 pool on InfiniBand (the AKS and Nebius fixtures): its fabric is published for the scheduler. */
-const h100Pool = (name: string) => ({ name, nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'InfiniBand' });
-const l40sPool = { name: 'l40s-pool', nodes: 4, devices: [gpuDevice(1, '46068Mi')] };
+const h100Pool = (name: string, className: string) => ({ name, className, capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'InfiniBand' });
+const l40sPool = { name: 'l40s-pool', className: 'gpu-l40s-vultr', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '46068Mi')] };
 const kubeconfigSecret = { type: 'Kubeconfig', name: 'test-cluster-kubeconfig-abcde', key: 'kubeconfig' };
 
 const cases: Case[] = [
@@ -67,7 +75,7 @@ const cases: Case[] = [
     req: () => request(gkeIC(), { required: requiredClasses(classes.gkeL4()) }),
     want: {
       resources: { 'gke-cluster': { resource: nested('GKECluster', gkeSpec()) } },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([l4Pool('gpu-l4')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4']),
@@ -86,7 +94,7 @@ const cases: Case[] = [
           resource: nested('GKECluster', gkeSpec({ credentials: { type: 'ProviderConfig', name: 'my-gcp-account' } })),
         },
       },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([l4Pool('gpu-l4')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4']),
@@ -98,7 +106,7 @@ const cases: Case[] = [
     req: () => request(eksIC(), { required: requiredClasses(classes.eksL4()) }),
     want: {
       resources: { 'eks-cluster': { resource: nested('EKSCluster', eksSpec()) } },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([l4Pool('gpu-l4-eks')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -120,7 +128,7 @@ const cases: Case[] = [
           ready: true,
         },
       },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([l4Pool('gpu-l4-eks')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -160,7 +168,7 @@ const cases: Case[] = [
         },
         'usage-gke-by-backend': { resource: expectedBackendUsage('GKECluster'), ready: true },
       },
-      status: stdStatus([l4Pool], { cache: { storageClassName: 'modelplane-rwx' } }),
+      status: stdStatus([l4Pool('gpu-l4')], { cache: { storageClassName: 'modelplane-rwx' } }),
       conditions: running,
       results: [{ severity: 'Normal', message: 'GKE cluster ready, composing backend' }],
       requirements: icRequirements(['gpu-l4']),
@@ -184,7 +192,7 @@ const cases: Case[] = [
         'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
         'usage-eks-by-backend': { resource: expectedBackendUsage('EKSCluster'), ready: true },
       },
-      status: stdStatus([l4Pool], { cache: { storageClassName: 'modelplane-rwx-efs' } }),
+      status: stdStatus([l4Pool('gpu-l4-eks')], { cache: { storageClassName: 'modelplane-rwx-efs' } }),
       conditions: running,
       results: [{ severity: 'Normal', message: 'EKS cluster ready, composing backend' }],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -212,7 +220,7 @@ const cases: Case[] = [
           ),
         },
       },
-      status: stdStatus([l4Pool]),
+      status: stdStatus([l4Pool('gpu-l4-eks', 'Reserved')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -227,7 +235,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: { 'eks-cluster': { resource: nested('EKSCluster', eksSpec(eksPool({ fabric: 'EFA' }))) } },
-      status: stdStatus([{ ...l4Pool, fabric: 'EFA' }]),
+      status: stdStatus([{ ...l4Pool('gpu-l4-eks'), fabric: 'EFA' }]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-l4-eks']),
@@ -239,7 +247,7 @@ const cases: Case[] = [
     req: () => request(nebiusIC(), { required: requiredClasses(classes.nebiusH100()) }),
     want: {
       resources: { 'nebius-cluster': { resource: nested('NebiusCluster', nebiusSpec) } },
-      status: stdStatus([h100Pool('h100-pool')]),
+      status: stdStatus([h100Pool('h100-pool', 'gpu-h100-nebius')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-h100-nebius']),
@@ -287,7 +295,7 @@ const cases: Case[] = [
         },
         'usage-nebius-by-backend': { resource: expectedBackendUsage('NebiusCluster'), ready: true },
       },
-      status: stdStatus([h100Pool('h100-pool')]),
+      status: stdStatus([h100Pool('h100-pool', 'gpu-h100-nebius')]),
       conditions: running,
       results: [{ severity: 'Normal', message: 'Nebius cluster ready, composing backend' }],
       requirements: icRequirements(['gpu-h100-nebius']),
@@ -299,7 +307,7 @@ const cases: Case[] = [
     req: () => request(aksIC(), { required: requiredClasses(classes.aksH100()) }),
     want: {
       resources: { 'aks-cluster': { resource: nested('AKSCluster', aksSpec) } },
-      status: stdStatus([h100Pool('h100pool')]),
+      status: stdStatus([h100Pool('h100pool', 'gpu-h100-aks')]),
       conditions: provisioning,
       results: [],
       requirements: icRequirements(['gpu-h100-aks']),
@@ -323,7 +331,7 @@ const cases: Case[] = [
         'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
         'usage-aks-by-backend': { resource: expectedBackendUsage('AKSCluster'), ready: true },
       },
-      status: stdStatus([h100Pool('h100pool')], { cache: { storageClassName: 'modelplane-rwx-fs' } }),
+      status: stdStatus([h100Pool('h100pool', 'gpu-h100-aks')], { cache: { storageClassName: 'modelplane-rwx-fs' } }),
       conditions: running,
       results: [{ severity: 'Normal', message: 'AKS cluster ready, composing backend' }],
       requirements: icRequirements(['gpu-h100-aks']),
@@ -351,7 +359,7 @@ const cases: Case[] = [
         'serving-stack': { resource: expectedStack([kubeconfigSecret]) },
         'usage-aks-by-backend': { resource: expectedBackendUsage('AKSCluster'), ready: true },
       },
-      status: stdStatus([h100Pool('h100pool')], {
+      status: stdStatus([h100Pool('h100pool', 'gpu-h100-aks')], {
         cache: { storageClassName: 'modelplane-rwx-fs' },
         capabilities: {
           rwxCacheStorageClass: { name: 'modelplane-rwx-fs' },

@@ -36,7 +36,7 @@ interface Case {
 const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =>
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
+const l4Pool = { name: 'l4-pool', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
 /** The capacity ledger once the replicas are read and none holds a device (issue 17, usage.ts). */
 const NO_USAGE = { nodes: 0, devices: [], holders: [] };
 /** Why an Existing cluster without a cache StorageClass has none (its declared capabilities). */
@@ -297,8 +297,8 @@ const cases: Case[] = [
       resources: icl1Resources(),
       status: byoStatus(
         [
-          { name: 'a', nodes: 3, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
-          { name: 'b', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
+          { name: 'a', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 3, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
+          { name: 'b', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' },
         ],
         { cache: { storageClassName: 'nfs-rwx' } },
       ),
@@ -316,7 +316,7 @@ const cases: Case[] = [
       }),
     want: {
       resources: icl1Resources(),
-      status: byoStatus([{ name: 'ib', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'InfiniBand' }, l4Pool], {}, 'InfiniBand'),
+      status: byoStatus([{ name: 'ib', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'InfiniBand' }, l4Pool], {}, 'InfiniBand'),
       conditions: running,
       results: [],
       requirements,

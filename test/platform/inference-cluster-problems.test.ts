@@ -33,7 +33,7 @@ interface Case {
 }
 
 const eks = { source: 'EKS', eks: { region: 'us-west-2' } };
-const l4Pool = { name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
+const l4Pool = { name: 'l4-pool', className: 'gpu-l4-eks', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
 const invalid = (message: string): { conditions: Condition[]; results: Result[] } => ({
   conditions: [
     { type: 'ClusterReady', status: 'False', reason: 'InvalidNodePool', message },
@@ -162,7 +162,7 @@ const cases: Case[] = [
           },
         },
       },
-      status: stdStatus([{ ...l4Pool, name: 'gke-pool', fabric: 'EFA' }, l4Pool]),
+      status: stdStatus([{ ...l4Pool, name: 'gke-pool', className: 'gpu-l4', fabric: 'EFA' }, l4Pool]),
       ...invalid('InferenceClass gpu-l4 has no EKS provisioning block'),
       requirements: icRequirements(['gpu-l4', 'gpu-l4-eks']),
     },
@@ -189,7 +189,7 @@ const cases: Case[] = [
           },
         },
       },
-      status: stdStatus([{ name: 'l4-pool', nodes: 4, devices: [gpuDevice(1, '24Gi')] }]),
+      status: stdStatus([{ name: 'l4-pool', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')] }]),
       ...invalid('InferenceClass gpu-l4 has no Vultr provisioning block'),
       requirements: icRequirements(['gpu-l4']),
     },
@@ -242,7 +242,7 @@ const cases: Case[] = [
     want: {
       ready: false,
       resources: {},
-      status: stdStatus([{ name: 'gpu-h100', nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
+      status: stdStatus([{ name: 'gpu-h100', className: 'gpu-h100-aks', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid('spec.nodePools[0].name gpu-h100 must match ^[a-z][a-z0-9]{0,11}$ when spec.cluster.source is AKS; rename the pool'),
       requirements: icRequirements(['gpu-h100-aks']),
     },
@@ -258,7 +258,7 @@ const cases: Case[] = [
     want: {
       ready: false,
       resources: {},
-      status: stdStatus([{ name: 'h100', nodes: 2, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
+      status: stdStatus([{ name: 'h100', className: 'gpu-h100-nebius', capacityType: 'OnDemand', nodes: 2, devices: [gpuDevice(8, '81559Mi')], fabric: 'Ethernet' }]),
       ...invalid(
         'spec.nodePools[0].maxNodeCount is required when minNodeCount is set and spec.cluster.source is Nebius; set maxNodeCount or drop minNodeCount',
       ),

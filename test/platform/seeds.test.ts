@@ -40,14 +40,14 @@ const a16 = {
 };
 
 const clusterCases: { name: string; docs: KubeObject[]; key: string; pools: JsonObject[] }[] = [
-  { name: 'eks-us-east', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l4', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
-  { name: 'eks-us-west', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
-  { name: 'eks-eu-central', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', nodes: 1, devices: [l40s], fabric: 'Ethernet' }] },
+  { name: 'eks-us-east', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l4', className: 'l4-1x-g6', capacityType: 'OnDemand', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
+  { name: 'eks-us-west', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', className: 'l4-1x-g6', capacityType: 'OnDemand', nodes: 1, devices: [l4], fabric: 'Ethernet' }] },
+  { name: 'eks-eu-central', docs: demo, key: 'eks-cluster', pools: [{ name: 'gpu-l40s', className: 'l40s-1x-g6e', capacityType: 'OnDemand', nodes: 1, devices: [l40s], fabric: 'Ethernet' }] },
   {
     name: 'vultr-demo',
     docs: vultr,
     key: 'vultr-cluster',
-    pools: [{ name: 'gpu-a16', nodes: 1, devices: [a16] }],
+    pools: [{ name: 'gpu-a16', className: 'a16-1x', capacityType: 'OnDemand', nodes: 1, devices: [a16] }],
   },
 ];
 

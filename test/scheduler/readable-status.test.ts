@@ -12,6 +12,7 @@ import {
   InferenceClusterStatusGpuPoolDeviceAttributeSchema,
   InferenceClusterStatusGpuPoolDeviceCapacitySchema,
   InferenceClusterStatusGpuPoolDeviceSchema,
+  InferenceClusterStatusGpuPoolPriceSchema,
   InferenceClusterStatusGpuPoolSchema,
 } from '../../functions/lib/generated/inferenceclusters.js';
 import { READ_STATUS } from '../../functions/schedule-model-deployment/fleet.js';
@@ -23,6 +24,7 @@ import {
   DEVICE_KEYS,
   GATEWAY_KEYS,
   POOL_KEYS,
+  PRICE_KEYS,
   surelyReadable,
 } from '../../functions/schedule-model-deployment/readable-status.js';
 
@@ -38,6 +40,13 @@ const VALUES: unknown[] = [
   'DRA',
   'Synthetic',
   'Hopper',
+  'Spot',
+  'USD',
+  'usd',
+  '3.25',
+  '3.1234567',
+  { currency: 'USD', perNodeHour: '1.5' },
+  { currency: 'USD' },
   'y'.repeat(33),
   'z'.repeat(254),
   0,
@@ -86,7 +95,8 @@ describe('surelyReadable', () => {
     expect(sorted(ATTRIBUTE_KEYS)).toEqual(sorted(Object.keys(InferenceClusterStatusGpuPoolDeviceAttributeSchema.shape)));
     expect(sorted(CAPACITY_KEYS)).toEqual(sorted(Object.keys(InferenceClusterStatusGpuPoolDeviceCapacitySchema.shape)));
     expect(sorted(GATEWAY_KEYS)).toEqual(sorted(Object.keys(InferenceClusterStatusGatewaySchema.shape)));
-    expect(BOUNDS).toEqual({ devices: 16, driver: 253, deviceClassName: 253, capacityValue: 32, properties: 32 });
+    expect(sorted(PRICE_KEYS)).toEqual(sorted(Object.keys(InferenceClusterStatusGpuPoolPriceSchema.shape)));
+    expect(BOUNDS).toEqual({ devices: 16, driver: 253, deviceClassName: 253, capacityValue: 32, properties: 32, className: 253 });
   });
 
   it('accepts the statuses InferenceClusters publish, as zod does', () => {

@@ -81,6 +81,8 @@ export interface AKSClusterNodePool {
    * Constraints: minLength 1, maxLength 253.
    */
   className?: string;
+  /** Spot: the node pool runs Spot VMs (priority Spot, evictionPolicy Delete, spotMaxPrice -1, up to the on-demand price); AKS taints them kubernetes.azure.com/scalesetpriority=spot:NoSchedule, and a deployment must tolerate it. Absent: on-demand (Regular). See docs/capacity-types.md. */
+  capacityType?: 'OnDemand' | 'Spot';
   /**
    * Azure VM size, e.g. Standard_ND96isr_H100_v5.
    * Constraints: minLength 1, maxLength 63.
@@ -126,6 +128,7 @@ export const AKSClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(12).regex(new RegExp('^[a-z][a-z0-9]{0,11}$')),
   role: z.enum(['System', 'GPU']),
   className: z.string().min(1).max(253).optional(),
+  capacityType: z.enum(['OnDemand', 'Spot']).optional(),
   vmSize: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),

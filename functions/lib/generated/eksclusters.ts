@@ -95,6 +95,8 @@ export interface EKSClusterNodePool {
    * Constraints: minLength 1, maxLength 253.
    */
   className?: string;
+  /** Spot: the node group buys Spot instances (capacityType SPOT). Absent: on-demand, or the reservation of capacityBlock (capacityType CAPACITY_BLOCK); Spot with a capacityBlock is refused. See docs/capacity-types.md. */
+  capacityType?: 'OnDemand' | 'Spot';
   /**
    * EC2 instance type, e.g. g6.xlarge.
    * Constraints: minLength 1, maxLength 63.
@@ -142,6 +144,7 @@ export const EKSClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(40),
   role: z.enum(['System', 'GPU']),
   className: z.string().min(1).max(253).optional(),
+  capacityType: z.enum(['OnDemand', 'Spot']).optional(),
   instanceType: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),

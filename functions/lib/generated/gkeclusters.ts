@@ -96,6 +96,8 @@ export interface GKEClusterNodePool {
    * Constraints: minLength 1, maxLength 253.
    */
   className?: string;
+  /** Spot: the node pool runs Spot VMs (nodeConfig.spot). Absent: on-demand. See docs/capacity-types.md. */
+  capacityType?: 'OnDemand' | 'Spot';
   /**
    * GCE machine type, e.g. g2-standard-8.
    * Constraints: minLength 1, maxLength 63.
@@ -136,6 +138,7 @@ export const GKEClusterNodePoolSchema = z.strictObject({
   name: z.string().min(1).max(40),
   role: z.enum(['System', 'GPU']),
   className: z.string().min(1).max(253).optional(),
+  capacityType: z.enum(['OnDemand', 'Spot']).optional(),
   machineType: z.string().min(1).max(63).optional(),
   diskSizeGb: z.number().int().min(10).max(65536).default(100),
   nodeCount: z.number().int().min(0).max(1000).default(1),

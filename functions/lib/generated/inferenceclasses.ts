@@ -14,6 +14,47 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/** Per-capacity-type prices of one node for one hour, overriding perNodeHour for pools of that capacity type. */
+export interface InferenceClassPricingCapacityTypes {
+  /** Constraints: pattern ^[0-9]+(\.[0-9]{1,6})?$. */
+  OnDemand?: string;
+  /** Constraints: pattern ^[0-9]+(\.[0-9]{1,6})?$. */
+  Spot?: string;
+  /** Constraints: pattern ^[0-9]+(\.[0-9]{1,6})?$. */
+  Reserved?: string;
+}
+
+/** zod schema of {@link InferenceClassPricingCapacityTypes}. */
+export const InferenceClassPricingCapacityTypesSchema = z.strictObject({
+  OnDemand: z.string().regex(new RegExp('^[0-9]+(\\.[0-9]{1,6})?$')).optional(),
+  Spot: z.string().regex(new RegExp('^[0-9]+(\\.[0-9]{1,6})?$')).optional(),
+  Reserved: z.string().regex(new RegExp('^[0-9]+(\\.[0-9]{1,6})?$')).optional(),
+});
+
+/** What one node of this class costs, published per pool in an InferenceCluster's status.gpuPools[].price for the fleet scheduler's cost decisions. See docs/capacity-types.md. */
+export interface InferenceClassPricing {
+  /**
+   * ISO 4217 currency code of every price here.
+   * Constraints: pattern ^[A-Z]{3}$.
+   * @default "USD"
+   */
+  currency: string;
+  /**
+   * The on-demand price of one node for one hour, a decimal with up to six fraction digits, e.g. "3.25".
+   * Constraints: pattern ^[0-9]+(\.[0-9]{1,6})?$.
+   */
+  perNodeHour: string;
+  /** Per-capacity-type prices of one node for one hour, overriding perNodeHour for pools of that capacity type. */
+  capacityTypes?: InferenceClassPricingCapacityTypes;
+}
+
+/** zod schema of {@link InferenceClassPricing}. */
+export const InferenceClassPricingSchema = z.strictObject({
+  currency: z.string().regex(new RegExp('^[A-Z]{3}$')).default('USD'),
+  perNodeHour: z.string().regex(new RegExp('^[0-9]+(\\.[0-9]{1,6})?$')),
+  capacityTypes: InferenceClassPricingCapacityTypesSchema.optional(),
+});
+
 /** The machine's GPUs. */
 export interface InferenceClassProvisioningGkeAccelerator {
   /**
@@ -417,6 +458,8 @@ export interface InferenceClassSpec {
   description?: string;
   /** Whole-node scheduling: a pod that claims any device of this class takes the whole node, whatever it requests. Default false: the fleet scheduler packs pods onto a node by the devices it has left (each device entry's count per node). */
   exclusive?: boolean;
+  /** What one node of this class costs, published per pool in an InferenceCluster's status.gpuPools[].price for the fleet scheduler's cost decisions. See docs/capacity-types.md. */
+  pricing?: InferenceClassPricing;
   /**
    * How to provision a node pool of this class. Omit for bring-your-own pools. Only the block named by provider is used.
    * Rule: `self.provider != 'GKE' || has(self.gke)` (spec.provisioning.gke is required when spec.provisioning.provider is GKE.)
@@ -439,6 +482,7 @@ export interface InferenceClassSpec {
 export const InferenceClassSpecSchema = z.strictObject({
   description: z.string().optional(),
   exclusive: z.boolean().optional(),
+  pricing: InferenceClassPricingSchema.optional(),
   provisioning: InferenceClassProvisioningSchema.optional(),
   devices: z.array(InferenceClassDeviceSchema).min(1).max(16),
   crossplane: InferenceClassCrossplaneSchema.optional(),

@@ -325,6 +325,8 @@ export interface InferenceClusterNodePool {
   maxNodeCount?: number;
   /** Zones of the pool; required for provisioned pools. */
   zones?: string[];
+  /** How the pool's nodes are bought. Absent: Reserved when the pool has a capacityBlock (an EKS Capacity Block is a reservation), else OnDemand. Spot is offered on EKS, GKE and AKS (AKS taints spot nodes kubernetes.azure.com/scalesetpriority=spot:NoSchedule; a deployment must tolerate it); Reserved only on EKS with a capacityBlock; Existing accepts any value as declared. Published in status.gpuPools[].capacityType. See docs/capacity-types.md. */
+  capacityType?: 'OnDemand' | 'Spot' | 'Reserved';
   /** EKS only. An EC2 Capacity Block reservation. */
   capacityBlock?: InferenceClusterNodePoolCapacityBlock;
   /**
@@ -342,6 +344,7 @@ export const InferenceClusterNodePoolSchema = z.strictObject({
   minNodeCount: z.number().int().min(0).optional(),
   maxNodeCount: z.number().int().min(1).optional(),
   zones: z.array(z.string()).optional(),
+  capacityType: z.enum(['OnDemand', 'Spot', 'Reserved']).optional(),
   capacityBlock: InferenceClusterNodePoolCapacityBlockSchema.optional(),
   fabric: InferenceClusterNodePoolFabricSchema.optional(),
 });
@@ -492,6 +495,26 @@ export const InferenceClusterStatusCacheSchema = z.strictObject({
   storageClassName: z.string().max(253).optional(),
 });
 
+/** The price of one node of the pool for one hour at its capacity type, from its InferenceClass's spec.pricing (capacityTypes[capacityType], else perNodeHour); absent when the class has no pricing. */
+export interface InferenceClusterStatusGpuPoolPrice {
+  /**
+   * ISO 4217 code, e.g. USD.
+   * Constraints: pattern ^[A-Z]{3}$.
+   */
+  currency: string;
+  /**
+   * A decimal, e.g. "3.25".
+   * Constraints: pattern ^[0-9]+(\.[0-9]{1,6})?$.
+   */
+  perNodeHour: string;
+}
+
+/** zod schema of {@link InferenceClusterStatusGpuPoolPrice}. */
+export const InferenceClusterStatusGpuPoolPriceSchema = z.strictObject({
+  currency: z.string().regex(new RegExp('^[A-Z]{3}$')),
+  perNodeHour: z.string().regex(new RegExp('^[0-9]+(\\.[0-9]{1,6})?$')),
+});
+
 export interface InferenceClusterStatusGpuPoolDeviceAttribute {
   string?: string;
   version?: string;
@@ -625,6 +648,15 @@ export const InferenceClusterStatusGpuPoolUsedSchema = z.strictObject({
 
 export interface InferenceClusterStatusGpuPool {
   name: string;
+  /**
+   * The pool's InferenceClass (spec.nodePools[].className).
+   * Constraints: maxLength 253.
+   */
+  className?: string;
+  /** How the pool's nodes are bought, resolved: spec.nodePools[].capacityType, else Reserved for a capacityBlock pool, else OnDemand. */
+  capacityType?: 'OnDemand' | 'Spot' | 'Reserved';
+  /** The price of one node of the pool for one hour at its capacity type, from its InferenceClass's spec.pricing (capacityTypes[capacityType], else perNodeHour); absent when the class has no pricing. */
+  price?: InferenceClusterStatusGpuPoolPrice;
   /** Node budget of the pool (maxNodeCount when autoscaling, else nodeCount). */
   nodes?: number;
   /** Set when the pool's InferenceClass has spec.exclusive: a pod claiming any device takes a whole node. Absent: pods are packed by devices. */
@@ -643,6 +675,9 @@ export interface InferenceClusterStatusGpuPool {
 /** zod schema of {@link InferenceClusterStatusGpuPool}. */
 export const InferenceClusterStatusGpuPoolSchema = z.strictObject({
   name: z.string(),
+  className: z.string().max(253).optional(),
+  capacityType: z.enum(['OnDemand', 'Spot', 'Reserved']).optional(),
+  price: InferenceClusterStatusGpuPoolPriceSchema.optional(),
   nodes: z.number().int().optional(),
   exclusive: z.boolean().optional(),
   fabric: z.enum(['EFA', 'InfiniBand', 'Ethernet']).optional(),
