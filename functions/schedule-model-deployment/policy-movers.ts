@@ -12,10 +12,10 @@
  *   in a better tier does not change the ideal, so the replica it replaces
  *   stays a mover until it goes (make before break), and then nothing moves.
  * - The floor likewise: Spot replicas beyond `replicas - minOnDemand` move.
- * - Bounded by the rolling update: at most `maxSurge` movers beyond the
- *   replicas already above `spec.replicas` (with maxSurge 0 nothing drains
- *   back); worst tier first, then not Ready before Ready, then the later
- *   (cluster, index).
+ * - Bounded by the rolling update: at most `maxSurge` movers at a time
+ *   (with maxSurge 0 nothing drains back); worst tier first, then not Ready
+ *   before Ready, then the later (cluster, index), so the same replica stays
+ *   the mover from call to call.
  * - Held replicas (unreadable state) never move; `drainBack: false` turns
  *   drain-back off (the floor still holds).
  */
@@ -56,7 +56,8 @@ export function policyMovers(
 ): { stay: Retained[]; movers: { retained: Retained; why: string }[] } {
   const p = d.policy;
   const movable = current.filter((s) => s.candidate.held === undefined);
-  let budget = Math.max(0, current.length - d.replicas) + d.rollout.maxSurge;
+  // In flight at once: maxSurge (the surge placed for a mover is not a reason to move another).
+  let budget = d.rollout.maxSurge;
   const movers = new Map<Retained, string>();
   const tiers = p.tiers.length;
   if (tiers > 1 && p.drainBack && budget > 0 && movable.some((s) => (s.candidate.tier ?? 0) > 0)) {
