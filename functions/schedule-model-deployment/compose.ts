@@ -90,6 +90,7 @@ import {
   type DesiredResource,
   emptyResult,
   isReady,
+  type JsonObject,
   type KubeObject,
   keepObserved,
   normal,
@@ -321,7 +322,14 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
   const cost = deploymentCost(atSpec, fleet.clusters, d);
-  if (cost !== undefined) result.status['cost'] = cost;
+  if (cost.status !== undefined) {
+    result.status['cost'] = cost.status;
+    const entries = result.status['placements'] as JsonObject[];
+    placements.forEach((p, i) => {
+      const own = cost.perReplica.get(p.candidate);
+      if (own !== undefined) entries[i]!['hourlyCost'] = own;
+    });
+  }
   const anyObserved = candidates.some((c) => req.observed[replicaKey(c)] !== undefined);
   const previous = rollout.retiring - rollout.overCapacity - rollout.failover - rollout.policy;
   const kept = (previous > 0 ? msgKeptPrevious(previous) : '') + msgNotes(scheduledNotes);

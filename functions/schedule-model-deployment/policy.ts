@@ -201,12 +201,19 @@ export function formatHourly(byCurrency: ReadonlyMap<string, number>): string {
 /**
  * `status.cost` of a deployment: the hourly cost of `placed` (the replicas at
  * the current spec) from their pools' prices, each member's pods times its
- * share of a node (policy.ts replicaCost), or undefined when none is priced.
- * Shape: `{summary: "24.58 USD/h", hourly: [{currency, amount}], unpriced?}`.
+ * share of a node ({@link replicaCost}), or undefined when none is priced.
+ * Shape: `{summary: "24.58 USD/h", hourly: [{currency, amount}], unpriced?}`;
+ * `perReplica` has each priced candidate's own `[{currency, amount}]`
+ * (`status.placements[].hourlyCost`).
  */
-export function deploymentCost(placed: readonly Candidate[], clusters: readonly FleetCluster[], d: DeploymentSpec): JsonObject | undefined {
+export function deploymentCost(
+  placed: readonly Candidate[],
+  clusters: readonly FleetCluster[],
+  d: DeploymentSpec,
+): { status: JsonObject | undefined; perReplica: Map<Candidate, JsonObject[]> } {
   const byName = new Map(clusters.map((c) => [c.name, c]));
   const total = new Map<string, number>();
+  const perReplica = new Map<Candidate, JsonObject[]>();
   let unpriced = 0;
   for (const c of placed) {
     const members: PricedMember[] = [];
@@ -219,11 +226,16 @@ export function deploymentCost(placed: readonly Candidate[], clusters: readonly 
     }
     const cost = replicaCost(byName.get(c.cluster), members);
     if (cost.unpriced) unpriced++;
+    if (cost.byCurrency.size > 0) perReplica.set(c, amounts(cost.byCurrency));
     for (const [cur, micros] of cost.byCurrency) total.set(cur, (total.get(cur) ?? 0) + micros);
   }
-  if (total.size === 0) return undefined;
-  const hourly = [...total.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([currency, m]) => ({ currency, amount: formatMoney(m) }));
-  const out: JsonObject = { summary: formatHourly(total), hourly };
+  if (total.size === 0) return { status: undefined, perReplica };
+  const out: JsonObject = { summary: formatHourly(total), hourly: amounts(total) };
   if (unpriced > 0) out['unpriced'] = unpriced;
-  return out;
+  return { status: out, perReplica };
+}
+
+/** `[{currency, amount}]` sorted by currency, amounts with two places. */
+export function amounts(byCurrency: ReadonlyMap<string, number>): JsonObject[] {
+  return [...byCurrency.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([currency, m]) => ({ currency, amount: formatMoney(m) }));
 }

@@ -603,6 +603,17 @@ export const ModelDeploymentStatusReplicasSchema = z.strictObject({
   summary: z.string().optional(),
 });
 
+export interface ModelDeploymentStatusPlacementHourlyCost {
+  currency: string;
+  amount: string;
+}
+
+/** zod schema of {@link ModelDeploymentStatusPlacementHourlyCost}. */
+export const ModelDeploymentStatusPlacementHourlyCostSchema = z.strictObject({
+  currency: z.string(),
+  amount: z.string(),
+});
+
 export interface ModelDeploymentStatusPlacementEngine {
   name: string;
   pool: string;
@@ -627,6 +638,11 @@ export interface ModelDeploymentStatusPlacement {
   /** The spec.placement.tiers entry the replica's pools are in (omitted without tiers). */
   tier?: string;
   /**
+   * What this replica costs per hour, per currency (omitted when its pools have no price).
+   * Constraints: maxItems 8.
+   */
+  hourlyCost?: ModelDeploymentStatusPlacementHourlyCost[];
+  /**
    * The pool each engine runs on.
    * Constraints: maxItems 8.
    */
@@ -641,6 +657,7 @@ export const ModelDeploymentStatusPlacementSchema = z.strictObject({
   ready: z.boolean().optional(),
   role: z.enum(['current', 'surge', 'retiring']).optional(),
   tier: z.string().optional(),
+  hourlyCost: z.array(ModelDeploymentStatusPlacementHourlyCostSchema).max(8).optional(),
   engines: z.array(ModelDeploymentStatusPlacementEngineSchema).max(8).optional(),
 });
 
