@@ -118,7 +118,7 @@ export interface ServiceReport {
   conditions: ConditionReport[];
 }
 
-/** Any other Modelplane XR (InferenceClass, InferenceGateway, ModelEndpoint, ModelCache): its readiness and conditions. */
+/** Any other Modelplane XR (InferenceClass, InferenceGateway, ModelEndpoint, ModelCache, InferenceQuota): its readiness and conditions. */
 export interface XRReport {
   kind: string;
   namespace: string | null;
@@ -137,7 +137,7 @@ export interface PlanReport {
   deployments: DeploymentReport[];
   caches: CacheReport[];
   services: ServiceReport[];
-  /** InferenceClass, InferenceGateway, ModelEndpoint and ModelCache XRs, by kind then namespace/name. */
+  /** InferenceClass, InferenceGateway, ModelEndpoint, ModelCache and InferenceQuota XRs, by kind (in this order) then namespace/name. */
   others: XRReport[];
   invalid: InvalidInput[];
   /** Composed objects by `apiVersion/kind`, sorted by key. */
@@ -296,7 +296,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
     endpoints: serviceEndpoints(s, all),
     conditions: conditions(s),
   }));
-  const others: XRReport[] = ['InferenceClass', 'InferenceGateway', 'ModelEndpoint', 'ModelCache'].flatMap((kind) =>
+  const others: XRReport[] = ['InferenceClass', 'InferenceGateway', 'ModelEndpoint', 'ModelCache', 'InferenceQuota'].flatMap((kind) =>
     ofKind(kind).map((o) => ({
       kind,
       namespace: o.metadata?.namespace ?? null,

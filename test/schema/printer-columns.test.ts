@@ -49,6 +49,14 @@ describe('printer columns resolve to declared fields', () => {
   });
 });
 
+describe('InferenceQuota USED (docs/quotas.md)', () => {
+  it('is .status.summary, a string', () => {
+    const iq = xrds.find(([n]) => n === 'inferencequotas')![1];
+    const cols = ((iq['spec'] as JsonObject)['versions'] as JsonObject[])[0]!['additionalPrinterColumns'] as JsonObject[];
+    expect(cols.map((c) => [c['name'], c['type'], c['jsonPath']])).toEqual([['USED', 'string', '.status.summary']]);
+  });
+});
+
 describe('no XRD column shadows the ones Crossplane adds', () => {
   it('no column is named SYNCED, READY, COMPOSITION or AGE (Crossplane appends those to every XR)', () => {
     const shadowing = xrds.flatMap(([name, xrd]) =>

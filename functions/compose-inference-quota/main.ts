@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+import { serve } from '../lib/sdk.js';
+import { compose } from './compose.js';
+
+serve('compose-inference-quota', compose);
