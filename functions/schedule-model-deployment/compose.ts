@@ -111,6 +111,9 @@ import { compileEngines, type SelectorError } from './matching.js';
 import type { Candidate } from './model.js';
 import { deploymentCost, tierName } from './policy.js';
 import { schedule } from './scheduling.js';
+import { QuotaBudget } from './quota-budget.js';
+import { ReasonKind } from './placement.js';
+import { type Quota, readQuota } from '../lib/quota.js';
 import {
   deploymentStatus,
   MSG_NO_CLUSTERS,
@@ -171,6 +174,10 @@ export function msgNoGatewayEndpoint(replica: string, cluster: string): string {
 export const REQ_CACHE = 'cache';
 export const REQ_CLUSTERS = 'clusters';
 export const REQ_REPLICAS = 'own-replicas';
+/** The InferenceQuotas of the deployment's namespace (docs/quotas.md). */
+export const REQ_QUOTAS = 'quotas';
+/** Every InferenceCluster, when quotas apply and the clusterSelector narrows `clusters`: a quota counts the whole fleet. */
+export const REQ_QUOTA_CLUSTERS = 'quota-clusters';
 
 /** Most selector errors listed in one InvalidNodeSelector message. */
 const MAX_SELECTOR_ERRORS = 3;
@@ -241,7 +248,9 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const fleet = readFleet(clusters.items);
   const ownItems = own.state === 'present' ? own.items : [];
   const replicas = fleetReplicas(ownItems, req.observed, d);
-  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c) });
+  const quotaNotes: string[] = [];
+  const quota = quotaBudget(req, result, d, clusters.items, quotaNotes);
+  const outcome = schedule({ deployment: d, fleet, replicas, fill, matcher, admits: (c) => cacheRefusal(cache, c), ...(quota ? { quota } : {}) });
   if (outcome.kind === 'invalid') {
     // Unreachable after the compile above; kept total for a matcher that changes its mind.
     const message = msgInvalidSelectors(outcome.errors);
@@ -253,7 +262,13 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Children (model-side.md §2.2, §2.3); a retiring replica stays exactly as it runs.
   const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
   // What is held because an input cannot be read, said in ReplicasScheduled / ReplicasReady too.
-  const scheduledNotes: string[] = [];
+  const scheduledNotes: string[] = [...quotaNotes];
+  for (const over of outcome.overQuota) {
+    // A lowered quota removes nothing: it is said, and only new placements are refused (docs/quotas.md).
+    scheduledNotes.push(`OverQuota: ${over}`);
+    result.results.push(warning(`OverQuota: ${over}`));
+  }
+  for (const n of quotaNotes) result.results.push(warning(n));
   const readyNotes: string[] = [];
   // Replicas counted Ready: reported Ready on a cluster the control plane can see (docs/failover.md).
   const readyOf = (c: Candidate) => c.unseen === undefined && (readCondition(req.observed[replicaKey(c)]?.resource, 'Ready').state === 'True' || (req.observed[replicaKey(c)] === undefined && c.ready));
@@ -348,7 +363,8 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     const message = fill
       ? msgUnscheduled(atSpec.length, d.replicas, fleet.clusters.length, outcome.refusals)
       : msgHeld(atSpec.length, d.replicas, held);
-    result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.InsufficientCapacity, message + kept));
+    const byQuota = [...outcome.refusals.values()].some((r) => r.kind === ReasonKind.Quota);
+    result.conditions.push(condition(TYPE_SCHEDULED, false, byQuota ? REASON.QuotaExceeded : REASON.InsufficientCapacity, message + kept));
   } else if (!anyObserved) {
     result.conditions.push(condition(TYPE_SCHEDULED, false, REASON.Scheduling));
   } else {
@@ -390,6 +406,38 @@ function declareFleet(result: ComposeResult, labels: Record<string, string> | un
   if (labels !== undefined) clusters.matchLabels = labels;
   result.requirements[REQ_CLUSTERS] = clusters;
   result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica', matchLabels: { [LABEL_DEPLOYMENT]: d.name }, namespace: d.namespace };
+  result.requirements[REQ_QUOTAS] = { apiVersion: API_VERSION, kind: 'InferenceQuota', matchLabels: {}, namespace: d.namespace };
+}
+
+/**
+ * The namespace's quotas as a budget (quota-budget.ts), or undefined without
+ * quotas. Not fetched yet reads as none: Crossplane calls the function again
+ * with every requirement it declares before it applies anything, so what is
+ * applied was always decided with the quotas. A quota that cannot be read is
+ * left out, said in `notes`.
+ */
+function quotaBudget(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec, fleetClusters: readonly KubeObject[], notes: string[]): QuotaBudget | undefined {
+  const fetched = readRequired(req, REQ_QUOTAS);
+  if (fetched.state !== 'present') return undefined;
+  const quotas: Quota[] = [];
+  for (const item of fetched.items) {
+    const read = readQuota(item);
+    if (read.ok) quotas.push(read.quota);
+    else notes.push(msgUnreadableQuota(`${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`, read.errors));
+  }
+  if (quotas.length === 0) return undefined;
+  let all = fleetClusters;
+  if (d.clusterLabels !== undefined) {
+    result.requirements[REQ_QUOTA_CLUSTERS] = { apiVersion: API_VERSION, kind: 'InferenceCluster' };
+    const every = readRequired(req, REQ_QUOTA_CLUSTERS);
+    if (every.state === 'present') all = every.items;
+  }
+  return new QuotaBudget(quotas, all, d);
+}
+
+/** `InferenceQuota <ns>/<name> cannot be read and is not applied: <errors>`. */
+export function msgUnreadableQuota(name: string, errors: readonly string[]): string {
+  return `InferenceQuota ${name} cannot be read and is not applied: ${errors.join('; ')}`;
 }
 
 /**

@@ -16,6 +16,9 @@
  *   non-Spot pools, a new replica may use only non-Spot pools; one that
  *   fits nowhere else is not put on Spot (the deployment stays short and
  *   says why).
+ * - Quotas (quota-budget.ts): a replica that fits is placed only if every
+ *   InferenceQuota of the namespace admits it, else its charge is undone
+ *   and the cluster refuses it with the quota's message.
  * - `belowTier`: only tiers better than it take a replica (a drain-back
  *   replacement never lands where its replica already is).
  * - Lazy: a (cluster, tier) that cannot take a replica now cannot later in
@@ -31,6 +34,7 @@ import type { Candidate, FleetCluster, Pool } from './model.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { clusterTiers, msgFloorRefusal, poolTier, REASON_NO_TIER } from './policy.js';
 import { reachable } from '../lib/health.js';
+import type { QuotaBudget } from './quota-budget.js';
 import { formatTaint, untolerated } from './taints.js';
 
 /**
@@ -80,6 +84,8 @@ export interface FillInput {
   nonSpot: number;
   /** Only tiers below this index take a replica; undefined: every tier. */
   belowTier?: number | undefined;
+  /** The namespace's InferenceQuotas (quota-budget.ts): each new replica is admitted and charged. */
+  quota?: QuotaBudget | undefined;
 }
 
 /** A (cluster, tier) in the fill queue. */
@@ -116,13 +122,18 @@ export function fill(input: FillInput): Candidate[] {
   }
   const placed: Candidate[] = [];
   const floor = Math.min(input.need, Math.max(0, input.nonSpot));
+  // When the floor pass fell short, its refusals say why; the Spot pass does not overwrite them.
+  let floorShort = false;
+  const refuse = (name: string, why: Reason) => {
+    if (!floorShort || !refusals.has(name)) refusals.set(name, why);
+  };
   for (const pass of floor > 0 ? [{ count: floor, nonSpot: true }, { count: input.need - floor, nonSpot: false }] : [{ count: input.need, nonSpot: false }]) {
     const allowed = (c: FleetCluster, tier: number) => (p: Pool) => poolTier(policy, c, p) === tier && !(pass.nonSpot && p.capacityType === 'Spot');
     const heap = new MinHeap<Entry>(before);
     for (const c of eligible) {
       const tiers = (policy.tiers.length === 0 ? [0] : clusterTiers(policy, c)).filter((t) => input.belowTier === undefined || t < input.belowTier);
       if (tiers.length === 0) {
-        refusals.set(c.name, { kind: ReasonKind.NoMatch, text: REASON_NO_TIER });
+        refuse(c.name, { kind: ReasonKind.NoMatch, text: REASON_NO_TIER });
         continue;
       }
       let pushed = false;
@@ -133,7 +144,7 @@ export function fill(input: FillInput): Candidate[] {
         heap.push({ cluster: c, tier: t, price: cheapest(pools), load: load.get(c.name) ?? 0 });
         pushed = true;
       }
-      if (!pushed) refusals.set(c.name, { kind: ReasonKind.NoMatch, text: pass.nonSpot ? msgFloorRefusal(policy.minOnDemand) : REASON_NO_TIER });
+      if (!pushed) refuse(c.name, { kind: ReasonKind.NoMatch, text: pass.nonSpot ? msgFloorRefusal(policy.minOnDemand) : REASON_NO_TIER });
     }
     let n = 0;
     while (n < pass.count) {
@@ -148,11 +159,15 @@ export function fill(input: FillInput): Candidate[] {
       }
       const filter = policy.tiers.length === 0 && !pass.nonSpot ? undefined : allowed(c, entry.tier);
       const fit = placeReplica(input.engines, c, input.capacity.get(c.name)!, input.table, filter);
-      if (!fit.ok) {
+      const refused = fit.ok ? input.quota?.admit(c, fit.engines, d) : fit.reason;
+      if (refused !== undefined) {
+        // Refused by a quota after it fit: its capacity is handed back.
+        if (fit.ok) for (let i = fit.charges.length - 1; i >= 0; i--) fit.charges[i]!.pool.undo(fit.charges[i]!);
         const tier = policy.tiers[entry.tier];
-        refusals.set(c.name, tier === undefined ? fit.reason : { kind: fit.reason.kind, text: `tier ${tier.name}: ${fit.reason.text}` });
+        refuse(c.name, tier === undefined ? refused : { kind: refused.kind, text: `tier ${tier.name}: ${refused.text}` });
         continue;
       }
+      if (!fit.ok) continue;
       const u = indexesOf(used, c.name);
       let index = 0;
       while (u.has(index)) index++;
@@ -163,6 +178,15 @@ export function fill(input: FillInput): Candidate[] {
       n++;
       load.set(c.name, current + 1);
       heap.push({ ...entry, load: current + 1 });
+    }
+    if (pass.nonSpot && n < pass.count) {
+      // Short of the floor: a cluster with Spot room in a tier is refused for the floor, which is why.
+      floorShort = true;
+      for (const c of eligible) {
+        if (c.pools.some((p) => p.capacityType === 'Spot' && poolTier(policy, c, p) !== undefined)) {
+          refusals.set(c.name, { kind: ReasonKind.NoMatch, text: msgFloorRefusal(policy.minOnDemand) });
+        }
+      }
     }
   }
   return placed;

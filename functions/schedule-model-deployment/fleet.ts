@@ -145,6 +145,7 @@ export function readPool(p: JsonObject, clusterFabric: boolean): Pool {
   const nodes = typeof p['nodes'] === 'number' && p['nodes'] > 0 ? Math.floor(p['nodes']) : 0;
   const capacityType = p['capacityType'] === 'Spot' || p['capacityType'] === 'Reserved' ? p['capacityType'] : 'OnDemand';
   const pool: Pool = { name: str(p['name']), capacityType, nodes, multiNode: clusterFabric && isMultiNodeFabric(p['fabric']), devices, exclusive: p['exclusive'] === true };
+  if (typeof p['className'] === 'string' && p['className'] !== '') pool.className = p['className'];
   const price = p['price'];
   if (typeof price === 'object' && price !== null && !Array.isArray(price)) {
     const micros = parsePrice((price as JsonObject)['perNodeHour']);

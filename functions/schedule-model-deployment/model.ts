@@ -79,6 +79,8 @@ export type CapacityType = 'OnDemand' | 'Spot' | 'Reserved';
 
 export interface Pool {
   name: string;
+  /** `gpuPools[].className`, when published (InferenceQuota class limits, docs/quotas.md). */
+  className?: string;
   /** `gpuPools[].capacityType`, OnDemand when absent or unknown. */
   capacityType: CapacityType;
   /** `gpuPools[].price`: one node for one hour, in micro-units of `currency`; undefined when unpriced or malformed. */

@@ -39,6 +39,8 @@ export enum ReasonKind {
   NoGateway = 5,
   /** The deployment's ModelCache is not staged there (cache.ts). */
   Cache = 6,
+  /** An InferenceQuota of the namespace refuses it (quota-budget.ts, docs/quotas.md). */
+  Quota = 7,
 }
 
 /** A cluster's refusal: its kind and its text for the ReplicasScheduled message. */

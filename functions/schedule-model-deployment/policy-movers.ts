@@ -77,10 +77,7 @@ export function policyMovers(
       excess = Math.max(excess, haveBelow - wantBelow);
     }
     const n = Math.min(excess, budget);
-    const better = want.findIndex((w, t) => w > have[t]!);
-    for (const s of [...movable].sort(worstFirst).slice(0, n)) {
-      movers.set(s, msgDrainBack(tierName(p, better === -1 ? 0 : better) ?? '', tierName(p, s.candidate.tier) ?? ''));
-    }
+    for (const s of [...movable].sort(worstFirst).slice(0, n)) movers.set(s, msgDrainBack(tierName(p, s.candidate.tier) ?? ''));
     budget -= n;
   }
   if (p.minOnDemand > 0 && budget > 0) {

@@ -115,9 +115,9 @@ export function tierName(policy: PlacementPolicy, tier: number | undefined): str
   return tier === undefined ? undefined : policy.tiers[tier]?.name;
 }
 
-/** `drain-back: tier <better> has room (this replica is in tier <worse>)`. */
-export function msgDrainBack(better: string, worse: string): string {
-  return `drain-back: tier ${better} has room (this replica is in tier ${worse})`;
+/** `drain-back: a tier better than <tier> has room`. */
+export function msgDrainBack(tier: string): string {
+  return `drain-back: a tier better than ${tier} has room`;
 }
 
 /** `minOnDemand <n>: a replica on a Spot pool is replaced on a non-Spot pool`. */

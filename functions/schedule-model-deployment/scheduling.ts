@@ -104,6 +104,7 @@ import { fill, ineligible } from './fill.js';
 import type { Reason } from './placement.js';
 import { onSpot, replicaTier } from './policy.js';
 import { candidatePools, policyMovers, type Retained } from './policy-movers.js';
+import type { QuotaBudget } from './quota-budget.js';
 import { untolerated } from './taints.js';
 
 /** Everything one scheduling call reads. */
@@ -124,6 +125,8 @@ export interface ScheduleInput {
    * Retained replicas are not affected. Omitted: every cluster may.
    */
   admits?: (cluster: FleetCluster) => Reason | undefined;
+  /** The namespace's InferenceQuotas (quota-budget.ts, docs/quotas.md); omitted: none. */
+  quota?: QuotaBudget;
 }
 
 /** Where a rollout stands after one call. */
@@ -156,6 +159,8 @@ export type ScheduleOutcome =
       /** Why each cluster took no (further) replica, by cluster name; complete when fill ran short. */
       refusals: Map<string, Reason>;
       rollout: RolloutState;
+      /** Limits of the namespace's quotas held above their cap (`OverQuota`, quota-budget.ts). */
+      overQuota: string[];
     };
 
 /** Identity key of a replica: (cluster, index). */
@@ -209,6 +214,8 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   const keep = retiring.length;
 
   const refusals = new Map<string, Reason>();
+  // What stays is charged to the namespace's quotas first (never removed for them: docs/quotas.md).
+  for (const s of [...survivors, ...retiring]) input.quota?.keep(byName.get(s.candidate.cluster), s.replica);
   let placed: Candidate[] = [];
   const allowed = Math.min(d.replicas - survivors.length, Math.max(0, d.replicas + d.rollout.maxSurge - survivors.length - retiring.length));
   if (input.fill && allowed > 0) {
@@ -241,6 +248,7 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
       admits: input.admits,
       nonSpot,
       belowTier,
+      quota: input.quota,
     });
   }
   const inMotion = retiring.length > 0;
@@ -260,7 +268,7 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
   const failover = retiring.filter((s) => s.candidate.failover !== undefined).length;
   const moved = retiring.filter((s) => s.candidate.policy !== undefined).length;
   const rollout: RolloutState = { retiring: retiring.length, overCapacity, failover, policy: moved, retired: moving.length - keep, allowed, short, blocked: inMotion && short > 0 };
-  return { kind: 'scheduled', candidates, refusals, rollout };
+  return { kind: 'scheduled', candidates, refusals, rollout, overQuota: input.quota?.over() ?? [] };
 }
 
 /**

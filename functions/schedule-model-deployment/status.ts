@@ -29,6 +29,7 @@ export const REASON = {
   InvalidNodeSelector: 'InvalidNodeSelector',
   InvalidSpec: 'InvalidSpec',
   InsufficientCapacity: 'InsufficientCapacity',
+  QuotaExceeded: 'QuotaExceeded',
   ReplicasCreated: 'ReplicasCreated',
   Scheduling: 'Scheduling',
   ScaledToZero: 'ScaledToZero',

@@ -85,6 +85,7 @@ const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
   // Issue 17: this deployment's replicas only; others are charged from the clusters' ledgers.
   'own-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': 'my-model' }, namespace: 'ml-team' },
+  quotas: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceQuota', matchLabels: {}, namespace: 'ml-team' },
 };
 const CACHE_REQ = { cache: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelCache', matchName: 'qwen', namespace: 'ml-team' } };
 const cache = (labels?: Record<string, string>): KubeObject => ({

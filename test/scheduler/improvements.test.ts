@@ -29,6 +29,7 @@ const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
   // Issue 17: this deployment's replicas only; others are charged from the clusters' ledgers.
   'own-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': 'my-model' }, namespace: 'ml-team' },
+  quotas: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceQuota', matchLabels: {}, namespace: 'ml-team' },
 };
 const a = 'cluster-a';
 const b = 'cluster-b';

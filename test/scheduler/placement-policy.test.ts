@@ -43,7 +43,7 @@ function run(d: KubeObject, clusters: KubeObject[], replicas: KubeObject[] = [])
 }
 
 type Placement = { cluster: string; index: number; role: string; ready: boolean; tier?: string };
-const placements = (out: ReturnType<typeof run>) => (out.status?.['placements'] as Placement[]).map((p) => `${p.cluster}/${p.index} ${p.tier} ${p.role}${p.ready ? ' ready' : ''}`);
+const placements = (out: ReturnType<typeof run>) => ((out.status?.['placements'] ?? []) as Placement[]).map((p) => `${p.cluster}/${p.index} ${p.tier} ${p.role}${p.ready ? ' ready' : ''}`);
 const cond = (out: ReturnType<typeof run>, type: string) => out.conditions.find((c) => c.type === type);
 
 /** The replicas a response composes, as the API server would hold them (Ready as given). */
@@ -130,7 +130,7 @@ describe('drain-back', () => {
       'spot/1 spot retiring ready',
     ]);
     expect(cond(one, 'Progressing')).toMatchObject({ status: 'True', reason: 'PolicyMove' });
-    expect(cond(one, 'ReplicasScheduled')?.message).toContain('drain-back: tier reserved has room (this replica is in tier spot): it goes once its replacement is Ready');
+    expect(cond(one, 'ReplicasScheduled')?.message).toContain('drain-back: a tier better than spot has room: it goes once its replacement is Ready');
     // Fixed point: the replacement not Ready yet, nothing else changes.
     const again = run(d, fleet(), asObserved(one, (k) => k !== 'replica-reserved-0'));
     expect(placements(again)).toEqual(placements(one));

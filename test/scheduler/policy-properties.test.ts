@@ -250,8 +250,7 @@ describe(`placement policy properties over ${CASES} seeded random fleets`, () =>
     expect(short).toBeGreaterThan(1);
   });
 
-  // Skipped: the floor's reason gives way to a pool's "0 free" (replicas 3, minOnDemand 1, one Spot pool of 1 node; or a full OnDemand pool beside a free Spot one).
-  it.skip('says the floor whenever a replica is short because of it, even when the Spot pools also run full', () => {
+  it('says the floor whenever a replica is short because of it, even when the Spot pools also run full', () => {
     const failures: string[] = [];
     for (const seed of seeds) {
       const w = world(seed);
@@ -301,8 +300,7 @@ describe(`placement policy properties over ${CASES} seeded random fleets`, () =>
     expect(moves).toBeGreaterThan(CASES / 30);
   });
 
-  // Skipped: the drain-back message names the first tier still short, so it changes once the surge lands (tiers a 1 node, b 1 node, c 2 nodes; 2 replicas on c).
-  it.skip('is a fixed point mid-move down to the move message', () => {
+  it('is a fixed point mid-move down to the move message', () => {
     const failures: string[] = [];
     for (const seed of seeds) {
       const { moving, again } = midMove(world(seed));

@@ -27,6 +27,7 @@ const REQS = {
   clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' },
   // Issue 17: this deployment's replicas only; others are charged from the clusters' ledgers.
   'own-replicas': { apiVersion: 'modelplane.ai/v1alpha1', kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': 'qwen-demo' }, namespace: 'default' },
+  quotas: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceQuota', matchLabels: {}, namespace: 'default' },
 };
 const READY = { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] };
 
