@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
 import { plan } from './plan/plan.js';
-import { buildReport } from './plan/report.js';
+import { buildReport, replicasCost } from './plan/report.js';
 import { stateAddresses } from './plan/providers.js';
 import { diffState, formatDiff, loadState, type PlanState, STATE_FILE } from './plan/state.js';
 import { controllerUid, groupOf, keyOf } from './plan/store.js';
@@ -160,9 +160,13 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     const composed = result.store.all().filter((o) => controllerUid(o) !== undefined && !result.inputs.has(keyOf(o)));
     const before = state.objects.filter((o) => !result.inputs.has(keyOf(o)));
     const d = diffState(composed, before);
-    if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...d }, null, 2)}\n`);
-    else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...d }));
-    else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${formatDiff(d)}`);
+    // What the change adds or saves per hour (docs/placement-policy.md#cost), when anything is priced.
+    const was = replicasCost(state.objects.filter((o) => o.kind === 'ModelReplica'), result.store.all().filter((o) => o.kind === 'InferenceCluster'));
+    const now = report.cost?.fleet ?? null;
+    const cost = was === null && now === null ? {} : { cost: { before: was, after: now } };
+    if (flags.output === 'json') io.out(`${JSON.stringify({ problems: report.problems, ...cost, ...d }, null, 2)}\n`);
+    else if (flags.output === 'yaml') io.out(toYaml({ problems: report.problems, ...cost, ...d }));
+    else io.out(`${report.problems.map((p) => `problem: ${p}\n`).join('')}${was !== null || now !== null ? `cost: ${was ?? 'unpriced'} -> ${now ?? 'unpriced'}\n` : ''}${formatDiff(d)}`);
   } else if (flags.output === 'json' || flags.output === 'yaml') {
     const full = { ...report, state: planState(result.store.all()) };
     io.out(flags.output === 'json' ? `${JSON.stringify(full, null, 2)}\n` : toYaml(full));

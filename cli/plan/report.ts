@@ -11,6 +11,7 @@ import type { InvalidInput, PlanResult } from './plan.js';
 import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import { controllerUid } from './store.js';
+import { formatHourly, parsePrice, replicaCost } from '../../functions/schedule-model-deployment/policy.js';
 
 /** A pool of a cluster, with the nodes replicas use. */
 export interface PoolReport {
@@ -128,7 +129,19 @@ export interface XRReport {
 }
 
 /** The JSON contract. */
+/** What the placed replicas cost per hour (docs/placement-policy.md#cost), present when any pool has a price. */
+export interface CostReport {
+  /** The whole fleet, e.g. `9.63 USD/h`. */
+  fleet: string;
+  /** Per cluster with priced replicas, by name. */
+  clusters: { name: string; hourly: string }[];
+  /** Per deployment with a `status.cost`, by namespace/name. */
+  deployments: { name: string; hourly: string }[];
+}
+
 export interface PlanReport {
+  /** Set when any placed replica's pool has a price. */
+  cost?: CostReport;
   converged: boolean;
   rounds: number;
   /** What keeps the plan from exit 0, one line each ({@link planProblems}); empty when clean. */
@@ -312,7 +325,9 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
     const k = `${o.apiVersion}/${o.kind}`;
     resources[k] = (resources[k] ?? 0) + 1;
   }
+  const cost = costReport(ofKind('ModelDeployment'));
   return {
+    ...(cost ? { cost } : {}),
     converged: result.converged,
     rounds: result.rounds,
     problems: planProblems(result, deployments, opts),
@@ -455,4 +470,62 @@ export function planProblems(result: PlanResult, deployments: readonly Deploymen
     out.push(`${o.kind} ${name}: not Ready: ${detail}`);
   }
   return out;
+}
+
+/**
+ * The fleet's hourly cost from each deployment's `status.placements[].hourlyCost`
+ * (the scheduler prices every replica from its pools), summed in micro-units per
+ * currency; undefined when nothing is priced.
+ */
+export function costReport(deployments: readonly KubeObject[]): CostReport | undefined {
+  const fleet = new Map<string, number>();
+  const byCluster = new Map<string, Map<string, number>>();
+  const perDeployment: { name: string; hourly: string }[] = [];
+  const add = (into: Map<string, number>, currency: string, micros: number) => into.set(currency, (into.get(currency) ?? 0) + micros);
+  for (const d of sortByNamespacedName(deployments)) {
+    const status = obj(d['status']);
+    const summary = str(obj(status['cost'])['summary']);
+    if (summary !== null) perDeployment.push({ name: `${d.metadata?.namespace ?? ''}/${d.metadata?.name ?? ''}`, hourly: summary });
+    for (const p of arr(status['placements'])) {
+      const cluster = String(p['cluster'] ?? '');
+      for (const c of arr(p['hourlyCost'])) {
+        const micros = parsePrice(c['amount']);
+        const currency = str(c['currency']);
+        if (micros === undefined || currency === null) continue;
+        add(fleet, currency, micros);
+        let m = byCluster.get(cluster);
+        if (m === undefined) {
+          m = new Map();
+          byCluster.set(cluster, m);
+        }
+        add(m, currency, micros);
+      }
+    }
+  }
+  if (fleet.size === 0) return undefined;
+  const clusters = [...byCluster.keys()].sort().map((name) => ({ name, hourly: formatHourly(byCluster.get(name)!) }));
+  return { fleet: formatHourly(fleet), clusters, deployments: perDeployment };
+}
+
+/**
+ * The hourly cost of `replicas` (ModelReplicas, e.g. a `--state`'s) priced by
+ * the pools `clusters` publish now: each claiming member's pods times its
+ * share of a node (policy.ts replicaCost), as `9.63 USD/h`; null when nothing
+ * is priced. What `plan --state --diff` compares the plan's cost with.
+ */
+export function replicasCost(replicas: readonly KubeObject[], clusters: readonly KubeObject[]): string | null {
+  const byName = new Map(readFleet(clusters).clusters.map((c) => [c.name, c]));
+  const total = new Map<string, number>();
+  for (const r of readReplicas(replicas)) {
+    const cluster = byName.get(r.clusterName);
+    const members = r.engines.flatMap((e) =>
+      e.members.map((m) => {
+        const pool = cluster?.pools.find((p) => p.name === m.nodePoolName);
+        const claims = m.claims.map((c) => ({ device: Math.max(0, pool?.devices.findIndex((d) => d.deviceClassName === c.deviceClassName) ?? 0), count: c.count }));
+        return { pool: m.nodePoolName, pods: m.pods, claims, whole: m.claims.length > 0 && m.role !== 'Standalone' };
+      }),
+    );
+    for (const [currency, micros] of replicaCost(cluster, members).byCurrency) total.set(currency, (total.get(currency) ?? 0) + micros);
+  }
+  return total.size === 0 ? null : formatHourly(total);
 }

@@ -116,6 +116,12 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   }
   out.push('');
 
+  if (report.cost) {
+    out.push(c.bold('Cost (per hour, from the InferenceClasses\' spec.pricing)'));
+    const rows = [...report.cost.clusters.map((x) => ['cluster', x.name, x.hourly]), ...report.cost.deployments.map((x) => ['deployment', x.name, x.hourly]), ['fleet', '', report.cost.fleet]];
+    out.push(table(['SCOPE', 'NAME', 'COST'], rows, color), '');
+  }
+
   if (report.caches.length > 0) {
     out.push(c.bold('Caches'));
     const rows: string[][] = [];
