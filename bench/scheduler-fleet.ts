@@ -119,6 +119,28 @@ export interface Scenario {
   clusters: KubeObject[];
   replicas: KubeObject[];
   observed: Record<string, KubeObject>;
+  /** The namespace's InferenceQuotas (the `quotas` requirement), when the scenario has some. */
+  quotas?: KubeObject[];
+}
+
+/**
+ * The `policy` scenario (docs/placement-policy.md, docs/quotas.md): the gang
+ * deployment with tiers by capacity type (on demand, then Spot), a 50%
+ * on-demand floor, cost tie-breaks, and one InferenceQuota of its namespace
+ * that admits everything (so every placement is checked against it).
+ */
+export function policyScenario(replicas: number, clusters: KubeObject[]): Scenario {
+  const xr = deployment(replicas);
+  (xr['spec'] as Record<string, unknown>)['placement'] = {
+    tiers: [
+      { name: 'on-demand', capacityTypes: ['OnDemand', 'Reserved'] },
+      { name: 'spot', capacityTypes: ['Spot'] },
+    ],
+    minOnDemand: '50%',
+    optimize: 'Cost',
+  };
+  const quota: KubeObject = { apiVersion: API, kind: 'InferenceQuota', metadata: { name: 'team', namespace: 'ml-team' }, spec: { limits: [{ devices: 100000 }, { replicas: 1000 }] } };
+  return { xr, clusters, replicas: [], observed: {}, quotas: [quota] };
 }
 
 /** The steady state: what the function composed on a fresh call, observed Ready. */
@@ -143,7 +165,7 @@ export function request(s: Scenario): RunFunctionRequest {
     observed: { composite: { resource: s.xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources },
     desired: { resources: {} },
     context: {},
-    requiredResources: { clusters: items(s.clusters), [REQ_REPLICAS]: items(s.replicas) },
+    requiredResources: { clusters: items(s.clusters), [REQ_REPLICAS]: items(s.replicas), ...(s.quotas ? { quotas: items(s.quotas) } : {}) },
   });
 }
 

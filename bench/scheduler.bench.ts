@@ -5,13 +5,15 @@
  * of 1, 10 and 100 replicas: a Leader + Worker gang whose members use 3
  * distinct CEL selectors.
  *
- * Three scenarios per size: `fresh` (nothing placed yet: every replica is
+ * Four scenarios per size: `fresh` (nothing placed yet: every replica is
  * filled), `steady` (every replica exists, observed Ready: retain only,
  * endpoints composed), the call Crossplane repeats every poll, and
  * `rollout` (8-GPU pools, single-GPU replicas packed by devices, every
  * replica of the previous engine Ready and retiring, maxSurge 25%: the call
- * keeps them all and places the surge). Clusters publish an EFA fabric so
- * the gang places.
+ * keeps them all and places the surge), and `policy` (`fresh` with tiers by
+ * capacity type, a 50% on-demand floor, `optimize: Cost` and an
+ * InferenceQuota checked on every placement; printed against `fresh`,
+ * target within 10%). Clusters publish an EFA fabric so the gang places.
  *
  * Printed per size: end-to-end p50/p95 (ms, from sending the encoded request
  * to receiving the encoded response: the function's gRPC server, protobuf
@@ -44,7 +46,9 @@ import { codecBench, codecBenchInOwnProcess } from './codec.js';
 import { buildFnClient, CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, cadenceRunGo, goCadenceLine, stop } from './scheduler-cadence.js';
 import { buildImageFunctions } from './image-build.js';
 import { pct } from './stats.js';
-import { cluster, deployment, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
+import { cluster, deployment, policyScenario, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
+import { QuotaBudget } from '../functions/schedule-model-deployment/quota-budget.js';
+import { readQuota } from '../functions/lib/quota.js';
 import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
 import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
 import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
@@ -100,10 +104,16 @@ function timeSchedule(s: Scenario, n: number): number[] {
   if (!read.ok) throw new Error(read.errors.join('; '));
   const fleet = readFleet(s.clusters);
   const replicas = readReplicas(s.replicas);
+  const quotas = (s.quotas ?? []).flatMap((q) => {
+    const r = readQuota(q);
+    return r.ok ? [r.quota] : [];
+  });
   const times: number[] = [];
   for (let i = 0; i < n + 3; i++) {
     const t = performance.now();
-    schedule({ deployment: read.deployment, fleet, replicas, fill: true, matcher: celMatcher });
+    // A budget per call, as the function builds one per call.
+    const quota = quotas.length > 0 ? new QuotaBudget(quotas, s.clusters, read.deployment) : undefined;
+    schedule({ deployment: read.deployment, fleet, replicas, fill: true, matcher: celMatcher, ...(quota ? { quota } : {}) });
     if (i >= 3) times.push(performance.now() - t);
   }
   return times;
@@ -143,12 +153,13 @@ export default async function (): Promise<void> {
   let biggest: { req: RunFunctionRequest; rsp: RunFunctionResponse } | undefined;
   try {
     process.stdout.write('scenario  clusters replicas  placed  req MB   e2e p50   e2e p95  fn CPU/call  schedule() p50   (ms)\n');
-    for (const mode of ['fresh', 'steady', 'rollout'] as const) {
+    for (const mode of ['fresh', 'steady', 'rollout', 'policy'] as const) {
       for (const n of FLEETS) {
         const clusters = Array.from({ length: n }, (_, i) => cluster(i));
         for (const r of REPLICAS) {
           let s: Scenario = { xr: deployment(r), clusters, replicas: [], observed: {} };
           if (mode === 'steady') s = steady(s);
+          if (mode === 'policy') s = policyScenario(r, clusters);
           if (mode === 'rollout') s = { ...steady({ xr: rolloutDeployment(r, 'main'), clusters, replicas: [], observed: {} }), xr: rolloutDeployment(r, 'next') };
           const iterations = n >= 1000 ? 20 : 50;
           const req = request(s);
@@ -174,6 +185,10 @@ export default async function (): Promise<void> {
     for (const mode of ['fresh', 'steady']) {
       if (!p50.has(`${mode}/1000/100`)) continue;
       process.stdout.write(`${mode}: 1,000 clusters x 100 replicas e2e p50 ${p50.get(`${mode}/1000/100`)!.toFixed(1)} ms (target <= 40 ms)\n`);
+    }
+    if (p50.has('policy/1000/100') && p50.has('fresh/1000/100')) {
+      const ratio = p50.get('policy/1000/100')! / p50.get('fresh/1000/100')!;
+      process.stdout.write(`policy (tiers, floor, Cost, a quota) vs fresh: 1,000 clusters x 100 replicas e2e p50 ratio ${ratio.toFixed(2)} (target <= 1.10)\n`);
     }
     if (CADENCE_CALLS > 0) await cadenceReport(client, port, p50.get('steady/1000/100'));
     if (biggest) {
