@@ -120,6 +120,8 @@ export function fill(input: FillInput): Candidate[] {
     if (why !== undefined) refusals.set(c.name, why);
     else eligible.push(c);
   }
+  // Each eligible cluster's tiers, once for both passes.
+  const tiersOf = eligible.map((c) => (policy.tiers.length === 0 ? [0] : clusterTiers(policy, c)).filter((t) => input.belowTier === undefined || t < input.belowTier));
   const placed: Candidate[] = [];
   const floor = Math.min(input.need, Math.max(0, input.nonSpot));
   // When the floor pass fell short, its refusals say why; the Spot pass does not overwrite them.
@@ -130,8 +132,8 @@ export function fill(input: FillInput): Candidate[] {
   for (const pass of floor > 0 ? [{ count: floor, nonSpot: true }, { count: input.need - floor, nonSpot: false }] : [{ count: input.need, nonSpot: false }]) {
     const allowed = (c: FleetCluster, tier: number) => (p: Pool) => poolTier(policy, c, p) === tier && !(pass.nonSpot && p.capacityType === 'Spot');
     const heap = new MinHeap<Entry>(before);
-    for (const c of eligible) {
-      const tiers = (policy.tiers.length === 0 ? [0] : clusterTiers(policy, c)).filter((t) => input.belowTier === undefined || t < input.belowTier);
+    for (const [ci, c] of eligible.entries()) {
+      const tiers = tiersOf[ci]!;
       if (tiers.length === 0) {
         refuse(c.name, { kind: ReasonKind.NoMatch, text: REASON_NO_TIER });
         continue;
