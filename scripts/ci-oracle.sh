@@ -38,6 +38,7 @@ removed=$(grep -c '^<' "$tmp/diff" || true)
 added=$(grep -c '^>' "$tmp/diff" || true)
 echo "ci-oracle: FAILED: ${fixture} is stale (${removed} lines differ from, ${added} lines in the fresh answers)."
 echo "First differences (< committed, > Kubernetes now):"
-grep -E '^[<>]' "$tmp/diff" | cut -c1-300 | head -n 20
+# awk, not grep | head: under pipefail an early head exits the script with SIGPIPE (141).
+awk '/^[<>]/ && n++ < 20 { print substr($0, 1, 300) }' "$tmp/diff"
 echo "Run 'npm run oracle', review the diff and commit the fixture."
 exit 1
