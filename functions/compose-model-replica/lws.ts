@@ -35,6 +35,7 @@ import {
   podMetadata,
   podTemplate,
   userEnv,
+  workloadMetadata,
 } from './pod.js';
 import { ENGINE_PORT, type Engine, LWS_ROLE_LABEL, type Member, REMOTE_NAMESPACE, type Replica, roleOf, SERVING_LABEL } from './types.js';
 
@@ -84,7 +85,7 @@ export function lwsWorkload(replica: Replica, engine: Engine, lc: Lifecycle): Wo
   const manifest: KubeObject = {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
     kind: 'LeaderWorkerSet',
-    metadata: { name, namespace: REMOTE_NAMESPACE },
+    metadata: workloadMetadata(name, REMOTE_NAMESPACE, leader.template.metadata),
     spec: { replicas: engine.copies ?? 1, leaderWorkerTemplate: lwt },
   };
   return {

@@ -24,6 +24,7 @@ import {
   podMetadata,
   podTemplate,
   userEnv,
+  workloadMetadata,
 } from './pod.js';
 import { ENGINE_PORT, type Engine, type Member, REMOTE_NAMESPACE, type Replica, roleOf, SERVING_LABEL, WORKLOAD_LABEL } from './types.js';
 
@@ -75,7 +76,7 @@ export function nativeWorkload(replica: Replica, engine: Engine, lc: Lifecycle):
   const manifest: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: REMOTE_NAMESPACE },
+    metadata: workloadMetadata(name, REMOTE_NAMESPACE, member.template.metadata),
     spec: {
       replicas: engine.copies ?? 1,
       selector: { matchLabels: { [WORKLOAD_LABEL]: name } },

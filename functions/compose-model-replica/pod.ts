@@ -126,6 +126,27 @@ export function podMetadata(meta: TemplateMeta | undefined, managed: Record<stri
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/**
+ * The labels Kueue reads on a workload object (Deployment, LeaderWorkerSet) to
+ * admit it: its LocalQueue and its WorkloadPriorityClass (Kueue, "Run a
+ * Deployment" / "Run a LeaderWorkerSet": label the workload, not only its pods).
+ */
+export const KUEUE_LABELS = ['kueue.x-k8s.io/queue-name', 'kueue.x-k8s.io/priority-class'] as const;
+
+/**
+ * The workload object's metadata for a member's template: `name`, `namespace`,
+ * then the template's {@link KUEUE_LABELS}, when it sets any (they stay on the
+ * pods too), so a queue label in the template reaches Kueue on the cluster.
+ */
+export function workloadMetadata(name: string, namespace: string, meta: TemplateMeta | undefined): JsonObject {
+  const labels: Record<string, string> = {};
+  for (const key of KUEUE_LABELS) {
+    const value = meta?.labels?.[key];
+    if (value !== undefined) labels[key] = value;
+  }
+  return Object.keys(labels).length > 0 ? { name, namespace, labels } : { name, namespace };
+}
+
 /** The member's single engine container (the XRD allows exactly one, named `engine`; readReplica checked it is there). */
 export function engineContainer(m: Member): EngineContainer {
   return m.template.spec!.containers[0]!;
@@ -140,7 +161,8 @@ export function pullSecrets(m: Member): JsonObject[] | undefined {
 /**
  * The pod spec of a member's pods around its engine `container`, the same on
  * both backends: `containers`, `volumes` ({@link podVolumes}), the
- * {@link placement} fields, then `imagePullSecrets` when the template has any.
+ * {@link placement} fields, then the template's `priorityClassName` and
+ * `imagePullSecrets` when it has them.
  */
 export function memberPodSpec(replica: Replica, engine: Engine, m: Member, container: JsonObject): JsonObject {
   const spec: JsonObject = {
@@ -148,6 +170,7 @@ export function memberPodSpec(replica: Replica, engine: Engine, m: Member, conta
     volumes: podVolumes(replica),
     ...placement(replica.name, engine.name, m),
   };
+  if (m.template.spec?.priorityClassName) spec['priorityClassName'] = m.template.spec.priorityClassName;
   const secrets = pullSecrets(m);
   if (secrets) spec['imagePullSecrets'] = secrets;
   return spec;

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
-import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot } from './harness.js';
+import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot, watchKubectl } from './harness.js';
 
 const MIN = 60_000;
 /** API keys of the front-door step (test values, never printed by the product). */
@@ -102,9 +102,12 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     const [gwh, gwr] = row(['inferencegateway', 'default']);
     expect(gwh!.slice(0, 5)).toEqual(['NAME', 'GATEWAY', 'ADDRESS', 'SYNCED', 'READY']);
     expect(gwr!.slice(0, 5)).toEqual(['default', 'Traefik', '172.18.255.200', 'True', 'True']);
-    const [mdh, mdr] = row(['md', '-n', 'ml-team', 'qwen-7b']);
-    expect(mdh!.slice(0, 5)).toEqual(['NAME', 'REPLICAS', 'COLD-START-S', 'SYNCED', 'READY']);
-    expect(mdr!.slice(0, 5)).toEqual(['qwen-7b', '1/1', expect.stringMatching(/^\d+$/), 'True', 'True']);
+    // By the header's columns, so an empty cell (COST: the seeds' classes carry no pricing) stays in its place.
+    const [mdh, ...mdrows] = kubectl(['get', 'md', '-n', 'ml-team', 'qwen-7b']).stdout.split('\n').filter((l) => l.length > 0);
+    const starts = [...mdh!.matchAll(/\S+/g)].map((m) => ({ name: m[0], at: m.index }));
+    const mdr = starts.map((c, i) => mdrows[0]!.slice(c.at, starts[i + 1]?.at).trim());
+    expect(starts.map((c) => c.name).slice(0, 6)).toEqual(['NAME', 'REPLICAS', 'COST', 'COLD-START-S', 'SYNCED', 'READY']);
+    expect(mdr.slice(0, 6)).toEqual(['qwen-7b', '1/1', '', expect.stringMatching(/^\d+$/), 'True', 'True']);
     const [rh, rr] = row(['modelreplicas', '-n', 'ml-team']);
     expect(rh!.slice(0, 6)).toEqual(['NAME', 'CLUSTER', 'PHASE', 'SINCE', 'STARTUP-S', 'SYNCED']);
     expect([rr![1], rr![2], rr![5], rr![6]]).toEqual(['vultr-demo', 'Serving', 'True', 'True']);
@@ -283,6 +286,8 @@ spec:
     expect(modelplane(['dev', '--dir', E2E_DIR, 'workload', 'stop']).code).toBe(0);
     let restart = 1;
     const seen: string[] = [];
+    // Every version of the deployment's placements: the both-at-once state can last one reconcile, shorter than a poll.
+    const watch = watchKubectl(['get', 'modeldeployment', '-n', 'ml-team', 'tiny', '--watch', '-o', 'jsonpath={range .status.placements[*]}{.cluster}={.ready} {end}{"\\n"}']);
     try {
       await eventually('tiny re-placed on dev-fallback and the old replica gone', () => {
         route();
@@ -294,11 +299,15 @@ spec:
       }, { timeoutMs: 6 * MIN, state: () => `${seen.join(' | ')}\n${snapshot()}` });
       expect(health('dev-workload')).toBe('Unavailable');
       // both ran at once: the old one went only after the replacement was placed and Ready
-      expect(seen.some((x) => x.includes('dev-fallback/') && x.includes('dev-workload/')), seen.join(' | ')).toBe(true);
+      const both = (x: string) => x.includes('dev-fallback') && x.includes('dev-workload');
+      expect(seen.some(both) || watch.lines.some(both), `${seen.join(' | ')}\nwatched: ${watch.lines.join(' | ')}`).toBe(true);
+      // and never the replacement alone before it was Ready
+      expect(watch.lines.filter((l) => l.includes('dev-fallback=false') && !l.includes('dev-workload')), watch.lines.join(' | ')).toEqual([]);
       // The ModelService hears of the removed endpoint through its watch, a moment after the deployment.
       await eventually('the tiny route down to the replacement', () => (route().length === 1 ? true : undefined), { timeoutMs: 60_000, state: () => backends().join(', ') });
     } finally {
       // Back even when an assertion above failed, so the steps after it see a whole fleet.
+      watch.stop();
       restart = modelplane(['dev', '--dir', E2E_DIR, 'workload', 'start']).code;
     }
 
@@ -308,6 +317,85 @@ spec:
     await new Promise((r) => setTimeout(r, 15_000));
     expect(placements('ml-team', 'tiny')).toEqual(['dev-fallback/gpu-a16']);
   }, 20 * MIN);
+
+  it('a team quota: the second replica stops at the InferenceQuota (QuotaExceeded) though a node is free; kubectl get shows its usage', async () => {
+    const manifest = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-capped
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: InferenceQuota
+metadata:
+  name: gpus
+  namespace: team-capped
+spec:
+  limits:
+  - devices: 1
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata:
+  name: dev-quota
+  labels:
+    modelplane.ai/env: quota
+spec:
+  cluster:
+    source: Vultr
+    vultr:
+      region: ewr
+  nodePools:
+  - name: gpu-a16
+    className: a16-1x
+    nodeCount: 2
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelDeployment
+metadata:
+  name: capped
+  namespace: team-capped
+spec:
+  replicas: 2
+  template:
+    spec:
+      clusterSelector:
+        matchLabels:
+          modelplane.ai/env: quota
+      engines:
+      - name: tiny
+        members:
+        - role: Standalone
+          nodeSelector:
+            devices:
+            - name: gpu
+              count: 1
+              selectors:
+              - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("8Gi")) >= 0
+          template:
+            spec:
+              containers:
+              - name: engine
+                image: vllm/vllm-openai:v0.23.0
+                args: [--model=Qwen/Qwen2.5-0.5B-Instruct]
+`;
+    const file = join(E2E_DIR, 'quota.yaml');
+    writeFileSync(file, manifest);
+    const apply = kubectl(['apply', '-f', file]);
+    expect(apply.code, apply.stderr).toBe(0);
+    const scheduled = () => kubectlJson<Obj>(['get', 'modeldeployment', '-n', 'team-capped', 'capped']).status?.conditions?.find((c) => c.type === 'ReplicasScheduled');
+    await eventually('capped: one replica on dev-quota, the second refused by the quota', () => {
+      const p = placements('team-capped', 'capped');
+      return p?.length === 1 && p[0]?.startsWith('dev-quota/') && scheduled()?.reason === 'QuotaExceeded' ? true : undefined;
+    }, { timeoutMs: 8 * MIN, state: () => `${JSON.stringify(scheduled())}\n${snapshot()}` });
+    expect(scheduled()?.message).toBe('1 of 2 replicas scheduled; 1 cluster: 1 InferenceQuota team-capped/gpus limits[0]: 1 device; the namespace holds 1 and this replica needs 1');
+    await eventually('the quota reports its usage', () => {
+      const q = kubectl(['get', 'inferencequota', '-n', 'team-capped', 'gpus', '-o', 'jsonpath={.status.summary}']);
+      return q.stdout === '1/1 devices' ? true : undefined;
+    }, { timeoutMs: 3 * MIN, state: snapshot });
+    // Gone again, so the settled fleet below is whole.
+    const del = kubectl(['delete', '-f', file, '--cascade=foreground', '--timeout=5m']);
+    expect(del.code, del.stderr).toBe(0);
+  }, 12 * MIN);
 
   it('the demo seeds apply unchanged: two Ready replicas on two of the three EKS clusters, one address routing to both', async () => {
     const apply = kubectl(['apply', '-f', join(SEEDS, 'demo')]);

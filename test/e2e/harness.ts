@@ -9,12 +9,13 @@
  * namespace (root) and the provider CRD snapshot (../shared/crds); without
  * them it is one skipped test saying which is missing.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { missingBinaries } from '../../cli/dev/components.js';
+import { kubectlArgv } from '../../cli/dev/lifecycle.js';
 import { netnsUnsupportedReason } from '../../cli/dev/processes.js';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -66,6 +67,41 @@ export function modelplane(args: string[], opts: { input?: string; timeoutMs?: n
 /** `kubectl ARGS...` on the control plane (or the workload API server). */
 export function kubectl(args: string[], opts: { input?: string; workload?: boolean } = {}): Run {
   return modelplane(['dev', ...(opts.workload ? ['--workload'] : []), 'kubectl', ...args], opts);
+}
+
+/** A running `kubectl ... --watch`: every line it printed so far, and how to stop it. */
+export interface Watch {
+  lines: string[];
+  /** Stops kubectl (its process group), by pid. */
+  stop(): void;
+}
+
+/**
+ * `kubectl ARGS...` (a `--watch`) on the control plane, in the background:
+ * unlike polling, it sees every version of the object, so a state that lasts
+ * one reconcile is not missed.
+ */
+export function watchKubectl(args: string[]): Watch {
+  const [cmd, ...rest] = kubectlArgv(E2E_DIR, args);
+  const child = spawn(cmd!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts.filter((l) => l.length > 0));
+  });
+  return {
+    lines,
+    stop: () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    },
+  };
 }
 
 /** `kubectl ARGS... -o json`, parsed. @throws Error with kubectl's message when it fails. */

@@ -353,12 +353,15 @@ export interface ModelDeploymentTemplateSpecEngineMemberTemplateSpec {
    * Rule: `self.exists_one(c, c.name == 'engine')` (the single container must be named 'engine')
    */
   containers: ModelDeploymentTemplateSpecEngineMemberTemplateSpecContainer[];
+  /** The PriorityClass of the member's pods on the workload cluster, as in a pod spec (copied as is; the class must exist there). */
+  priorityClassName?: string;
   imagePullSecrets?: ModelDeploymentTemplateSpecEngineMemberTemplateSpecImagePullSecret[];
 }
 
 /** zod schema of {@link ModelDeploymentTemplateSpecEngineMemberTemplateSpec}. */
 export const ModelDeploymentTemplateSpecEngineMemberTemplateSpecSchema = z.strictObject({
   containers: z.array(ModelDeploymentTemplateSpecEngineMemberTemplateSpecContainerSchema).min(1).max(1),
+  priorityClassName: z.string().optional(),
   imagePullSecrets: z.array(ModelDeploymentTemplateSpecEngineMemberTemplateSpecImagePullSecretSchema).optional(),
 });
 

@@ -195,12 +195,15 @@ export interface ModelReplicaEngineMemberTemplateSpec {
    * Rule: `self.exists_one(c, c.name == 'engine')` (the single container must be named 'engine')
    */
   containers: ModelReplicaEngineMemberTemplateSpecContainer[];
+  /** The PriorityClass of the member's pods on the workload cluster, as in a pod spec (copied as is; the class must exist there). */
+  priorityClassName?: string;
   imagePullSecrets?: ModelReplicaEngineMemberTemplateSpecImagePullSecret[];
 }
 
 /** zod schema of {@link ModelReplicaEngineMemberTemplateSpec}. */
 export const ModelReplicaEngineMemberTemplateSpecSchema = z.strictObject({
   containers: z.array(ModelReplicaEngineMemberTemplateSpecContainerSchema).min(1).max(1),
+  priorityClassName: z.string().optional(),
   imagePullSecrets: z.array(ModelReplicaEngineMemberTemplateSpecImagePullSecretSchema).optional(),
 });
 
