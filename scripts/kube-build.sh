@@ -2,7 +2,9 @@
 # Builds the real control plane the e2e suite and `modelplane dev up` run, from the
 # Go modules pinned under tools/, into .cache/bin (git-ignored):
 #
-#   kube-apiserver, kube-controller-manager, kubectl   k8s.io/kubernetes      tools/kube/go.mod
+#   kube-apiserver, kube-controller-manager,
+#   kube-scheduler, kubectl                            k8s.io/kubernetes      tools/kube/go.mod
+#   kwok (and kwok's node stages, into .cache/kwok/)   sigs.k8s.io/kwok       tools/kwok/go.mod
 #   etcd                                               go.etcd.io/etcd/server tools/etcd/go.mod
 #   registry                                           OCI registry (TLS)     tools/registry/go.mod
 #   provider-kubernetes                                crossplane-contrib     tools/provider-kubernetes/go.mod
@@ -10,7 +12,7 @@
 #
 # Each group is a no-op when current (stamp on its go.mod/go.sum, its sources, this
 # script and the Go version). Crossplane core itself is scripts/crossplane-build.sh.
-# Usage: scripts/kube-build.sh [--force] [GROUP...]   (GROUP: kube etcd registry provider-kubernetes)
+# Usage: scripts/kube-build.sh [--force] [GROUP...]   (GROUP: kube kwok etcd registry provider-kubernetes)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,11 +28,11 @@ groups=()
 for a in "$@"; do
   case "$a" in
     --force) force=1 ;;
-    kube | etcd | registry | provider-kubernetes) groups+=("$a") ;;
-    *) echo "kube:build: unknown argument '$a' (groups: kube etcd registry provider-kubernetes)" >&2; exit 2 ;;
+    kube | kwok | etcd | registry | provider-kubernetes) groups+=("$a") ;;
+    *) echo "kube:build: unknown argument '$a' (groups: kube kwok etcd registry provider-kubernetes)" >&2; exit 2 ;;
   esac
 done
-[[ ${#groups[@]} == 0 ]] && groups=(kube etcd registry provider-kubernetes)
+[[ ${#groups[@]} == 0 ]] && groups=(kube kwok etcd registry provider-kubernetes)
 
 bin="$root/.cache/bin"
 mkdir -p "$bin"
@@ -94,7 +96,20 @@ for g in "${groups[@]}"; do
       build_group kube tools/kube 30 \
         "kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver$kv" \
         "kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager$kv" \
+        "kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler$kv" \
         "kubectl=k8s.io/kubernetes/cmd/kubectl$kv"
+      ;;
+    kwok)
+      kwok_module=sigs.k8s.io/kwok
+      build_group kwok tools/kwok 6 "kwok=$kwok_module/cmd/kwok"
+      # kwok's own node stages (initialize, heartbeat with a lease), which `modelplane dev up`
+      # loads beside our pod stages (cli/dev/kwok.ts).
+      kwok_dir="$(cd tools/kwok && go list -m -f '{{.Dir}}' "$kwok_module")"
+      kwok_out="$root/.cache/kwok"
+      rm -rf "$kwok_out" && mkdir -p "$kwok_out"
+      cp "$kwok_dir/kustomize/stage/node/fast/node-initialize.yaml" \
+        "$kwok_dir/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" "$kwok_out/"
+      (cd tools/kwok && go list -m -f '{{.Version}}' "$kwok_module") >"$kwok_out/version"
       ;;
     etcd)
       build_group etcd tools/etcd 5 "etcd=go.etcd.io/etcd/server/v3"
