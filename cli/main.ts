@@ -197,12 +197,25 @@ dev
   .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default ../shared/crds)')
   .option('--no-workload', 'do not start the workload API server an Existing InferenceCluster can point at')
   .option('--keep', 'leave what started running when something fails')
+  .addOption(
+    new Option('--model-load <seconds>', 'seconds an engine pod on the workload cluster takes from Running to Ready (kwok; default 10)').argParser((v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 3600) throw new InvalidArgumentError(`--model-load: "${v}" is not a number of seconds from 0 to 3600`);
+      return n;
+    }),
+  )
   .addOption(new Option('--inside').hideHelp())
-  .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean }, cmd: Command) => {
+  .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean; modelLoad?: number }, cmd: Command) => {
     try {
       const dir = await devDirOf(cmd);
       const { up, upInside } = await lazy.up();
-      const o = { dir, workload: opts.workload, ...(opts.keep ? { keep: true } : {}), ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}) };
+      const o = {
+        dir,
+        workload: opts.workload,
+        ...(opts.keep ? { keep: true } : {}),
+        ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}),
+        ...(opts.modelLoad !== undefined ? { modelLoadSeconds: opts.modelLoad } : {}),
+      };
       process.exitCode = opts.inside ? await upInside({ ...o, providerCrds: opts.providerCrds ?? '' }) : await up(o);
     } catch (err) {
       fail('dev up', err);

@@ -19,14 +19,17 @@ export const BIN = join(REPO_ROOT, '.cache', 'bin');
 export const CROSSPLANE_CRDS = join(REPO_ROOT, '.cache', 'crossplane', 'crds');
 /** provider-kubernetes' package folder and version, copied by kube-build. */
 export const PROVIDER_KUBERNETES_PACKAGE = join(REPO_ROOT, '.cache', 'provider-kubernetes');
+/** kwok's own node stages (initialize, heartbeat with a lease) and its version, copied by kube-build. */
+export const KWOK_STAGES = join(REPO_ROOT, '.cache', 'kwok');
 
 /** Binaries (and copied folders) a control plane needs; the build script of each. */
 export const REQUIRED: readonly { path: string; script: string }[] = [
-  ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl', 'registry', 'provider-kubernetes'].map((b) => ({
+  ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok', 'registry', 'provider-kubernetes'].map((b) => ({
     path: join(BIN, b),
     script: 'scripts/kube-build.sh',
   })),
   { path: join(PROVIDER_KUBERNETES_PACKAGE, 'version'), script: 'scripts/kube-build.sh' },
+  { path: join(KWOK_STAGES, 'version'), script: 'scripts/kube-build.sh' },
   ...['crossplane-core', 'crossplane'].map((b) => ({ path: join(BIN, b), script: 'scripts/crossplane-build.sh' })),
   { path: CROSSPLANE_CRDS, script: 'scripts/crossplane-build.sh' },
 ];
@@ -101,18 +104,83 @@ rules:
 - level: None
 `;
 
-/** kube-controller-manager with what Crossplane needs of it: garbage collection, namespaces, service accounts. */
+/**
+ * The controllers of the control plane's kube-controller-manager: what
+ * Crossplane needs of it (garbage collection, namespaces, service accounts).
+ */
+export const CONTROL_PLANE_CONTROLLERS = ['garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller', 'serviceaccount-token-controller'];
+
+/**
+ * The controllers of a workload cluster's kube-controller-manager: every
+ * default one (deployment, replicaset, statefulset, daemonset, job,
+ * disruption, endpointslice, the DRA resourceclaim controller, node
+ * lifecycle, ...) less those that need what no dev cluster has: a volume
+ * provisioner and attacher (the cache's RWX volumes stay simulated:
+ * runtime/clusters.ts), a cloud (service and node load balancers, routes)
+ * and a pod network (node IPAM).
+ */
+export const WORKLOAD_CONTROLLERS = [
+  '*',
+  '-persistentvolume-binder-controller',
+  '-persistentvolume-expander-controller',
+  '-persistentvolume-protection-controller',
+  '-persistentvolumeclaim-protection-controller',
+  '-persistentvolume-attach-detach-controller',
+  '-ephemeral-volume-controller',
+  '-node-ipam-controller',
+  '-service-lb-controller',
+  '-node-route-controller',
+  '-cloud-node-lifecycle-controller',
+];
+
+/** kube-controller-manager: the control plane's ({@link CONTROL_PLANE_CONTROLLERS}) or the workload cluster's ({@link WORKLOAD_CONTROLLERS}). */
 export function controllerManagerArgs(p: DevPaths, workload: boolean): string[] {
   return [
     bin('kube-controller-manager'),
     `--kubeconfig=${workload ? p.workloadControllerManagerKubeconfig : p.controllerManagerKubeconfig}`,
     '--bind-address=127.0.0.1',
     `--secure-port=${workload ? PORTS.workloadControllerManager : PORTS.controllerManager}`,
-    '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller',
+    `--controllers=${(workload ? WORKLOAD_CONTROLLERS : CONTROL_PLANE_CONTROLLERS).join(',')}`,
     `--service-account-private-key-file=${join(p.pki, 'sa.key')}`,
     `--root-ca-file=${join(p.pki, 'ca.crt')}`,
     '--leader-elect=false',
     '--use-service-account-credentials=false',
+  ];
+}
+
+/**
+ * kube-scheduler of the workload cluster, with its default profile: DRA
+ * (the DynamicResources plugin, GA in 1.34) allocates each pod's
+ * ResourceClaims from the ResourceSlices the nodes publish.
+ */
+export function schedulerArgs(p: DevPaths): string[] {
+  return [
+    bin('kube-scheduler'),
+    `--kubeconfig=${p.workloadSchedulerKubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${PORTS.workloadScheduler}`,
+    '--leader-elect=false',
+  ];
+}
+
+/**
+ * kwok on the workload cluster: it plays the kubelet of the nodes annotated
+ * `kwok.x-k8s.io/node: fake` (runtime/nodes.ts creates them), moving their
+ * pods through the stages of `stages.yaml` (kwok.ts).
+ */
+export function kwokArgs(p: DevPaths): string[] {
+  return [
+    bin('kwok'),
+    `--kubeconfig=${p.workloadKwokKubeconfig}`,
+    `--config=${p.kwokConfig}`,
+    '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+    // Heartbeats through node Leases (kwok's node-heartbeat-with-lease stage renews the status only
+    // every 10 minutes): without one, the node lifecycle controller marks the node NotReady after
+    // its 50-s grace period and sets every pod on it not Ready.
+    '--node-lease-duration-seconds=40',
+    `--server-address=127.0.0.1:${PORTS.kwok}`,
+    '--node-ip=127.0.0.1',
+    '--cidr=10.244.0.0/16',
   ];
 }
 

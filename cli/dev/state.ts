@@ -19,6 +19,9 @@ export const PORTS = {
   workloadApiserver: 7443,
   controllerManager: 10257,
   workloadControllerManager: 10258,
+  workloadScheduler: 10259,
+  /** kwok's server (its metrics and the kubelet API it fakes). */
+  kwok: 10247,
   registry: 5000,
   /** First function; the others follow in folder order. */
   functions: 9443,
@@ -79,6 +82,10 @@ export function devPaths(dir: string) {
     runtimeKubeconfig: join(dir, 'runtime.kubeconfig'),
     workloadKubeconfig: join(dir, 'workload.kubeconfig'),
     workloadControllerManagerKubeconfig: join(dir, 'workload-kcm.kubeconfig'),
+    workloadSchedulerKubeconfig: join(dir, 'workload-scheduler.kubeconfig'),
+    workloadKwokKubeconfig: join(dir, 'workload-kwok.kubeconfig'),
+    /** kwok's configuration: its node stages and our pod stages (kwok.ts). */
+    kwokConfig: join(dir, 'kwok.yaml'),
     /** Crossplane core's client certificate directory (ca.crt, tls.crt, tls.key). */
     coreClientCerts: join(dir, 'core-client-certs'),
     /** Our functions' server certificate directory (ca.crt, tls.crt, tls.key). */

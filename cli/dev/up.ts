@@ -7,7 +7,7 @@
  * inside it (`--inside`) and starts, each as a detached process recorded in
  * `state.json`: etcd, kube-apiserver and kube-controller-manager (twice: the
  * control plane, and a workload API server an Existing InferenceCluster can
- * point at), the OCI registry, our functions (`modelplane serve` over mTLS),
+ * point at, which also gets kube-scheduler and kwok), the OCI registry, our functions (`modelplane serve` over mTLS),
  * the dev runtime (package runtime, simulated providers and cluster
  * controllers), Crossplane core and provider-kubernetes; builds and pushes
  * the packages, installs the Configuration and waits until it is Healthy.
@@ -35,7 +35,11 @@ import {
   providerKubernetesArgs,
   registryArgs,
   BIN,
+  KWOK_STAGES,
+  kwokArgs,
+  schedulerArgs,
 } from './components.js';
+import { DEFAULT_MODEL_LOAD_SECONDS, kwokConfig } from './kwok.js';
 import { admissionObjects } from './admission.js';
 import { installObjects, waitInstalled } from './install.js';
 import { Kube } from './kube.js';
@@ -55,6 +59,8 @@ export interface UpOptions {
   workload?: boolean;
   /** Leave what started running when something fails. */
   keep?: boolean;
+  /** Seconds an engine pod on the workload cluster takes from Running to Ready (kwok.ts). @default 10 */
+  modelLoadSeconds?: number;
 }
 
 /** The Existing-cluster kubeconfig Secret `dev up` writes for the workload API server. */
@@ -105,6 +111,13 @@ async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
     const wl = `https://127.0.0.1:${PORTS.workloadApiserver}`;
     writeFileSync(p.workloadKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: admin, embed: true }));
     writeFileSync(p.workloadControllerManagerKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: kcm, embed: false }));
+    for (const [file, cn] of [
+      [p.workloadSchedulerKubeconfig, 'system:kube-scheduler'],
+      [p.workloadKwokKubeconfig, 'kwok'],
+    ] as const) {
+      const cert = await pki.leaf({ name: `user-${cn.replace(/:/g, '-')}`, cn, org: 'system:masters' });
+      writeFileSync(file, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert, embed: false }));
+    }
   } else {
     rmSync(p.workloadKubeconfig, { force: true });
   }
@@ -143,6 +156,7 @@ export async function up(opts: UpOptions): Promise<number> {
   const args = ['dev', 'up', '--inside', '--dir', opts.dir, '--provider-crds', crds];
   if (opts.workload === false) args.push('--no-workload');
   if (opts.keep) args.push('--keep');
+  if (opts.modelLoadSeconds !== undefined) args.push('--model-load', String(opts.modelLoadSeconds));
   const r = spawnSync(inNetns(netns, modelplaneArgs(...args))[0]!, inNetns(netns, modelplaneArgs(...args)).slice(1), { stdio: 'inherit' });
   if (r.status !== 0 && !opts.keep) {
     await stopAll(opts.dir, readState(opts.dir));
@@ -194,6 +208,9 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       const wl = Kube.fromFile(p.workloadKubeconfig);
       await waitUntil('workload kube-apiserver', async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: wapi });
       start('workload-controller-manager', controllerManagerArgs(p, true), `127.0.0.1:${PORTS.workloadControllerManager}`);
+      start('workload-scheduler', schedulerArgs(p), `127.0.0.1:${PORTS.workloadScheduler}`);
+      writeFileSync(p.kwokConfig, kwokConfig(KWOK_STAGES, opts.modelLoadSeconds ?? DEFAULT_MODEL_LOAD_SECONDS));
+      start('workload-kwok', kwokArgs(p), `127.0.0.1:${PORTS.kwok}`);
     }
     step('API servers ready');
 

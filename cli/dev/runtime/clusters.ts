@@ -1,7 +1,8 @@
 /**
  * The controllers a real API server of the dev control plane lacks: no
- * kubelet runs pods, no gateway controller programs Gateways, no load
- * balancer hands out addresses. For the kinds our functions read the status
+ * kubelet runs the control plane's pods, no gateway controller programs
+ * Gateways, no load balancer hands out addresses, no LeaderWorkerSet
+ * controller or volume provisioner runs on the workload cluster. For the kinds our functions read the status
  * of, this writes the status those controllers would, from the table
  * `modelplane plan` uses (cli/plan/providers.ts `clusterStatus`): a
  * Deployment or LeaderWorkerSet available, a Gateway programmed with an
@@ -17,12 +18,15 @@ import type { Addresses, Pool } from './addresses.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';
 import { ObjectQueue } from './queue.js';
 
-/** Kinds whose status the workload cluster's controllers would write. */
+/**
+ * Kinds whose status the workload cluster lacks a controller for: the
+ * LeaderWorkerSet controller, a volume provisioner, a cloud load balancer
+ * and a gateway controller do not run there. Deployments, ReplicaSets,
+ * DaemonSets, Jobs and their pods are the real controllers', scheduler's and
+ * kwok's (components.ts WORKLOAD_CONTROLLERS, kwok.ts).
+ */
 export const WORKLOAD_KINDS: readonly [string, string][] = [
-  ['apps/v1', 'Deployment'],
-  ['apps/v1', 'DaemonSet'],
   ['leaderworkerset.x-k8s.io/v1', 'LeaderWorkerSet'],
-  ['batch/v1', 'Job'],
   ['v1', 'PersistentVolumeClaim'],
   ['v1', 'Service'],
   ['gateway.networking.k8s.io/v1', 'GatewayClass'],

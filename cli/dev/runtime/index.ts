@@ -6,7 +6,9 @@
  *   (function endpoints, TLS Secret, RuntimeHealthy);
  * - managed.ts: the simulated cloud providers and provider-helm;
  * - clusters.ts: the kubelet, gateway and load-balancer controllers that the
- *   control plane and the workload API server lack.
+ *   control plane and the workload API server lack;
+ * - nodes.ts: the workload cluster's GPU nodes (kwok plays their kubelets)
+ *   and the ResourceSlices their DRA driver would publish.
  *
  * Every write is one line on stdout (`logs/runtime.log`), so a settled
  * control plane shows a quiet log. Stops on SIGTERM/SIGINT.
@@ -20,6 +22,7 @@ import { devPaths, PORTS } from '../state.js';
 import { Addresses } from './addresses.js';
 import { CONTROL_PLANE_KINDS, ClusterSimulator, WORKLOAD_KINDS } from './clusters.js';
 import { ManagedSimulator } from './managed.js';
+import { NodePublisher } from './nodes.js';
 import { PackageRuntime } from './package-runtime.js';
 import { Targets } from './targets.js';
 
@@ -59,17 +62,20 @@ export async function runRuntime(dir: string, crds: string): Promise<void> {
     realProviders: new Map([[PROVIDER_KUBERNETES, () => httpOk(`http://127.0.0.1:${PORTS.providerKubernetesHealth}/readyz`)]]),
     log,
   });
-  const managed = new ManagedSimulator(cp, { groups: simulatedGroups(), crds, addresses, targets: new Targets(cp), log });
+  const targets = new Targets(cp);
+  const managed = new ManagedSimulator(cp, { groups: simulatedGroups(), crds, addresses, targets, log });
   const clusters = [new ClusterSimulator(cp, { name: 'control-plane', pool: 'control-plane', kinds: CONTROL_PLANE_KINDS, addresses, log })];
+  let nodes: NodePublisher | undefined;
   if (existsSync(paths.workloadKubeconfig)) {
-    clusters.push(
-      new ClusterSimulator(Kube.fromFile(paths.workloadKubeconfig), { name: 'workload', pool: 'workload', kinds: WORKLOAD_KINDS, addresses, log }),
-    );
+    const wl = Kube.fromFile(paths.workloadKubeconfig);
+    clusters.push(new ClusterSimulator(wl, { name: 'workload', pool: 'workload', kinds: WORKLOAD_KINDS, addresses, log }));
+    nodes = new NodePublisher(cp, wl, targets, log);
   }
 
   await packages.start();
   await managed.start();
   for (const c of clusters) c.start();
+  nodes?.start();
   log('dev runtime ready: package runtime, simulated providers, simulated cluster controllers');
 
   await new Promise<void>((resolve) => {
@@ -78,6 +84,6 @@ export async function runRuntime(dir: string, crds: string): Promise<void> {
     process.once('SIGINT', stop);
   });
   clearInterval(gatewayTimer);
-  await Promise.allSettled([packages.stop(), managed.stop(), ...clusters.map((c) => c.stop())]);
+  await Promise.allSettled([packages.stop(), managed.stop(), ...clusters.map((c) => c.stop()), nodes?.stop()]);
   process.exit(0);
 }

@@ -1,0 +1,147 @@
+/**
+ * The dev workload cluster's pure parts: the Nodes, ResourceSlices and
+ * DeviceClasses published for an Existing InferenceCluster from its classes
+ * (exact objects, as the DRA driver would publish them), the kwok pod stages
+ * (parsed as YAML, with the load time where it belongs) and the controllers
+ * its kube-controller-manager runs.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { CONTROL_PLANE_CONTROLLERS, controllerManagerArgs, kwokArgs, schedulerArgs, WORKLOAD_CONTROLLERS } from '../../cli/dev/components.js';
+import { kwokConfig, podStages } from '../../cli/dev/kwok.js';
+import { WORKLOAD_KINDS } from '../../cli/dev/runtime/clusters.js';
+import { workloadNodes } from '../../cli/dev/runtime/nodes.js';
+import { devPaths } from '../../cli/dev/state.js';
+import type { KubeObject } from '../../functions/lib/function.js';
+
+const a16: KubeObject = {
+  apiVersion: 'modelplane.ai/v1alpha1',
+  kind: 'InferenceClass',
+  metadata: { name: 'a16-1x' },
+  spec: {
+    devices: [
+      {
+        name: 'gpu',
+        claim: 'DRA',
+        driver: 'gpu.nvidia.com',
+        deviceClassName: 'gpu.nvidia.com',
+        count: 2,
+        attributes: { architecture: { string: 'Ampere' }, cudaComputeCapability: { version: '8.6.0' } },
+        capacity: { memory: { value: '16384Mi' } },
+      },
+      { name: 'nic', claim: 'Synthetic', driver: 'example.com/nic', count: 1 },
+    ],
+  },
+};
+
+const cluster: KubeObject = {
+  apiVersion: 'modelplane.ai/v1alpha1',
+  kind: 'InferenceCluster',
+  metadata: { name: 'dev-workload' },
+  spec: {
+    cluster: { source: 'Existing', existing: { secretRef: { name: 'dev-workload-kubeconfig' } } },
+    nodePools: [
+      { name: 'gpu-a16', className: 'a16-1x', nodeCount: 2 },
+      { name: 'cpu', className: 'unknown-class', nodeCount: 1 },
+    ],
+  },
+};
+
+describe('workload nodes of an Existing cluster', () => {
+  const w = workloadNodes(cluster, new Map([['a16-1x', a16]]));
+
+  it('a system node, then nodeCount kwok nodes per pool, GPU pools tainted as the clouds taint them', () => {
+    expect(w.nodes.map((n) => [n.metadata?.name, n.metadata?.labels?.['modelplane.ai/pool'], JSON.stringify(n['spec'])])).toEqual([
+      ['dev-workload-system-0', 'system', '{}'],
+      ['dev-workload-gpu-a16-0', 'gpu-a16', '{"taints":[{"key":"nvidia.com/gpu","value":"true","effect":"NoSchedule"}]}'],
+      ['dev-workload-gpu-a16-1', 'gpu-a16', '{"taints":[{"key":"nvidia.com/gpu","value":"true","effect":"NoSchedule"}]}'],
+      ['dev-workload-cpu-0', 'cpu', '{}'],
+    ]);
+    for (const n of w.nodes) {
+      expect(n.metadata?.annotations).toEqual({ 'kwok.x-k8s.io/node': 'fake' });
+      expect(n.metadata?.labels?.['modelplane.ai/dev-cluster']).toBe('dev-workload');
+    }
+  });
+
+  it('one ResourceSlice per GPU node: the class DRA devices count times, attributes and capacity verbatim', () => {
+    expect(w.slices).toHaveLength(2);
+    expect(w.slices[0]).toEqual({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'dev-workload-gpu-a16-0-gpu-nvidia-com', labels: { 'modelplane.ai/dev-cluster': 'dev-workload' } },
+      spec: {
+        driver: 'gpu.nvidia.com',
+        nodeName: 'dev-workload-gpu-a16-0',
+        pool: { name: 'dev-workload-gpu-a16-0', generation: 1, resourceSliceCount: 1 },
+        devices: [0, 1].map((i) => ({
+          name: `gpu-${i}`,
+          attributes: { architecture: { string: 'Ampere' }, cudaComputeCapability: { version: '8.6.0' } },
+          capacity: { memory: { value: '16384Mi' } },
+        })),
+      },
+    });
+  });
+
+  it('the DeviceClass the driver chart installs: every device of its driver', () => {
+    expect(w.deviceClasses).toEqual([
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'DeviceClass',
+        metadata: { name: 'gpu.nvidia.com' },
+        spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.nvidia.com"' } }] },
+      },
+    ]);
+  });
+
+  it('a class not known yet: its pool gets untainted nodes and no slice (published once the class is)', () => {
+    const none = workloadNodes(cluster, new Map());
+    expect(none.slices).toEqual([]);
+    expect(none.nodes.map((n) => n.metadata?.name)).toEqual(['dev-workload-system-0', 'dev-workload-gpu-a16-0', 'dev-workload-gpu-a16-1', 'dev-workload-cpu-0']);
+  });
+});
+
+describe('kwok stages', () => {
+  type Stage = { metadata: { name: string }; spec: { selector: { matchExpressions: { key: string; operator: string }[] }; delay?: Record<string, unknown> } };
+  const stages = parseAllDocuments(podStages(42.5)).map((d) => d.toJS() as Stage);
+
+  it('start, ready (engines after the model-load time, others after 1 s), Job completion, deletion at the grace period', () => {
+    expect(stages.map((s) => [s.metadata.name, JSON.stringify(s.spec.delay)])).toEqual([
+      ['pod-start', '{"durationMilliseconds":1000}'],
+      ['pod-ready-engine', '{"durationMilliseconds":42500}'],
+      ['pod-ready', '{"durationMilliseconds":1000}'],
+      ['pod-complete', '{"durationMilliseconds":2000}'],
+      ['pod-delete', '{"durationMilliseconds":0,"durationFrom":{"expressionFrom":".metadata.deletionTimestamp"}}'],
+    ]);
+    const claims = (name: string) => stages.find((s) => s.metadata.name === name)!.spec.selector.matchExpressions.find((e) => e.key === '.spec.resourceClaims')?.operator;
+    expect([claims('pod-ready-engine'), claims('pod-ready')]).toEqual(['Exists', 'DoesNotExist']);
+  });
+
+  it('the configuration puts kwok node stages before ours', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kwok-'));
+    writeFileSync(join(dir, 'node-initialize.yaml'), 'kind: Stage\nmetadata: {name: node-initialize}\n');
+    writeFileSync(join(dir, 'node-heartbeat-with-lease.yaml'), 'kind: Stage\nmetadata: {name: node-heartbeat-with-lease}\n');
+    const names = parseAllDocuments(kwokConfig(dir, 10)).map((d) => (d.toJS() as Stage).metadata.name);
+    expect(names).toEqual(['node-initialize', 'node-heartbeat-with-lease', 'pod-start', 'pod-ready-engine', 'pod-ready', 'pod-complete', 'pod-delete']);
+  });
+});
+
+describe('the workload cluster runs the real controllers', () => {
+  const p = devPaths('/tmp/dev');
+  it('kube-controller-manager: every default controller less volumes, cloud and IPAM; the control plane keeps its four', () => {
+    expect(controllerManagerArgs(p, true)).toContain(`--controllers=${WORKLOAD_CONTROLLERS.join(',')}`);
+    expect(WORKLOAD_CONTROLLERS[0]).toBe('*');
+    expect(controllerManagerArgs(p, false)).toContain(`--controllers=${CONTROL_PLANE_CONTROLLERS.join(',')}`);
+  });
+
+  it('kube-scheduler and kwok on loopback, kwok managing only the nodes annotated fake', () => {
+    expect(schedulerArgs(p)).toContain('--bind-address=127.0.0.1');
+    expect(kwokArgs(p)).toEqual(expect.arrayContaining(['--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake', '--server-address=127.0.0.1:10247', '--config=/tmp/dev/kwok.yaml']));
+  });
+
+  it('the runtime no longer writes the status of Deployments, DaemonSets or Jobs there', () => {
+    expect(WORKLOAD_KINDS.map(([, k]) => k)).toEqual(['LeaderWorkerSet', 'PersistentVolumeClaim', 'Service', 'GatewayClass', 'Gateway', 'HTTPRoute']);
+  });
+});
