@@ -218,14 +218,89 @@ spec:
       const p = placements('ml-team', 'tiny');
       return p?.[0] === 'dev-workload/gpu-a16' ? p : undefined;
     }, { state: snapshot });
-    // The engine's Deployment exists there for real (its status is the simulated kubelet's).
+    // The engine's Deployment exists there for real, its status the real deployment controller's (pods run by kwok).
     const engines = items(['deployments', '-A'], { workload: true })
       .filter((d) => d.metadata.name.startsWith('tiny-'))
       .map((d) => `${d.metadata.name.replace(/^tiny-[0-9a-f]{5}-/, '').replace(/-[0-9a-f]{5}$/, '')} ${(d.status?.['availableReplicas'] as number | undefined) ?? 0}`)
       .sort();
-    // The engine and its endpoint picker (tiny-<hash>-tiny-<hash>, tiny-<hash>-epp), available per the simulated kubelet.
+    // The engine and its endpoint picker (tiny-<hash>-tiny-<hash>, tiny-<hash>-epp), available once kwok made their pods Ready.
     expect(engines).toEqual(['epp 1', 'tiny 1']);
   }, 12 * MIN);
+
+  it('the workload cluster for real: kube-scheduler binds the engine pod, the DRA allocator gives its claim the A16 device, kwok runs it; phase and cold start from pod conditions; capacity agrees; the PDB holds a drain; a selector no device matches stays Pending', async () => {
+    const wl = { workload: true };
+    const enginePod = () => items(['pods', '-n', 'default'], wl).find((p) => p.metadata.name.startsWith('tiny-') && Array.isArray((p.spec as Obj['spec'])?.['resourceClaims']));
+    const pod = await eventually('the engine pod Running and Ready', () => {
+      const p = enginePod();
+      return p && (p.status?.['phase'] as string) === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+    }, { timeoutMs: 3 * MIN, state: () => kubectl(['get', 'pods,resourceclaims,nodes', '-A', '-o', 'wide'], wl).stdout });
+    // Bound by kube-scheduler (no one else binds here) to the pool's one kwok node.
+    expect((pod.spec as Obj['spec'])?.['nodeName']).toBe('dev-workload-gpu-a16-0');
+    expect(condition(pod, 'PodScheduled')).toBe('True');
+    const scheduled = items(['events', '-n', 'default', '--field-selector', `involvedObject.name=${pod.metadata.name},reason=Scheduled`], wl);
+    expect(scheduled.map((e) => (e as unknown as { reportingComponent?: string }).reportingComponent)).toEqual(['default-scheduler']);
+    // Its ResourceClaim, made from the composed template by the resourceclaim controller, allocated by the scheduler's DRA plugin.
+    const claimName = ((pod.status?.['resourceClaimStatuses'] ?? []) as { name: string; resourceClaimName: string }[]).find((c) => c.name === 'devices')?.resourceClaimName;
+    expect(claimName).toBeDefined();
+    const claim = kubectlJson<Obj>(['get', 'resourceclaim', '-n', 'default', claimName!], wl);
+    const results = (claim.status?.['allocation'] as { devices?: { results?: unknown[] } } | undefined)?.devices?.results;
+    expect(results).toEqual([{ request: 'gpu', driver: 'gpu.nvidia.com', pool: 'dev-workload-gpu-a16-0', device: 'gpu-0' }]);
+    // Phase and cold start from the pod's conditions: Serving, and the startup about the 10-s model load.
+    const replica = items(['modelreplicas', '-n', 'ml-team']).find((r) => r.metadata.name.startsWith('tiny-'))!;
+    const startup = (replica.status?.['startup'] as { seconds?: number } | undefined)?.seconds;
+    expect(replica.status?.['phase']).toBe('Serving');
+    expect(startup).toBeGreaterThanOrEqual(10);
+    expect(startup).toBeLessThanOrEqual(14);
+
+    // Capacity agrees: the pool's one device is taken, so a second replica is refused by the fleet scheduler, and no pod is Pending.
+    expect(kubectl(['scale', 'md', '-n', 'ml-team', 'tiny', '--replicas=2']).code).toBe(0);
+    await eventually('the second replica refused', () => {
+      const md = kubectlJson<Obj>(['get', 'md', '-n', 'ml-team', 'tiny']);
+      return (md.status?.['placements'] as unknown[] | undefined)?.length === 1 && condition(md, 'Ready') === 'False' ? md : undefined;
+    }, { state: snapshot });
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(items(['pods', '-A', '--field-selector', 'status.phase=Pending'], wl).map((p) => p.metadata.name)).toEqual([]);
+    expect(kubectl(['scale', 'md', '-n', 'ml-team', 'tiny', '--replicas=1']).code).toBe(0);
+
+    // A drain respects the engine's PodDisruptionBudget: the eviction is refused and the pod stays.
+    const drain = kubectl(['drain', 'dev-workload-gpu-a16-0', '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=15s'], wl);
+    expect(drain.code).not.toBe(0);
+    expect(drain.stdout + drain.stderr).toContain('disruption budget');
+    expect(enginePod()?.metadata.name).toBe(pod.metadata.name);
+    expect(kubectl(['uncordon', 'dev-workload-gpu-a16-0'], wl).code).toBe(0);
+
+    // Forced onto the pool past the fleet scheduler: a claim no device satisfies stays Pending with the allocator's reason.
+    const forced = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: too-big, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          selectors:
+          - cel: {expression: 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("80Gi")) >= 0'}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-big, namespace: default}
+spec:
+  nodeSelector: {modelplane.ai/pool: gpu-a16}
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  resourceClaims: [{name: devices, resourceClaimTemplateName: too-big}]
+  containers: [{name: engine, image: vllm/vllm-openai:v0.23.0, resources: {claims: [{name: devices}]}}]
+`;
+    expect(kubectl(['apply', '-f', '-'], { ...wl, input: forced }).code).toBe(0);
+    const why = await eventually('too-big Unschedulable', () => {
+      const p = kubectlJson<Obj>(['get', 'pod', '-n', 'default', 'too-big'], wl);
+      const c = ((p.status?.['conditions'] ?? []) as { type: string; reason?: string; message?: string }[]).find((x) => x.type === 'PodScheduled');
+      return c?.reason === 'Unschedulable' ? c.message : undefined;
+    });
+    expect(why).toMatch(/cannot allocate all claims/);
+    expect(kubectl(['delete', '-f', '-', '--wait=false'], { ...wl, input: forced }).code).toBe(0);
+  }, 8 * MIN);
 
   it('a lost cluster: a blip moves nothing; past failover.after the replica is re-placed, Ready before the old one goes, the route never empty; recovery moves nothing back', async () => {
     const manifest = `apiVersion: modelplane.ai/v1alpha1
