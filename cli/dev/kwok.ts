@@ -33,8 +33,8 @@ export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 /** kwok's own node stage files, in `.cache/kwok/`. */
 export const KWOK_NODE_STAGE_FILES = ['node-initialize.yaml', 'node-heartbeat-with-lease.yaml'];
 
-const NOT_DELETED = `    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'`;
+
+const NOT_DELETED = expr('.metadata.deletionTimestamp', 'DoesNotExist');
 
 /** Conditions and container statuses of a started pod, ready or not. */
 function runningStatus(ready: boolean): string {
@@ -69,96 +69,39 @@ function runningStatus(ready: boolean): string {
       startTime: {{ or (index $root.status "startTime") $now | Quote }}`;
 }
 
-/** Our pod stages (see the module comment); `modelLoadSeconds` is the engines' Running → Ready time. */
-export function podStages(modelLoadSeconds: number): string {
-  const loadMs = Math.round(modelLoadSeconds * 1000);
+/** One selector expression of a stage: `key`, `operator` and optional `values`. */
+function expr(key: string, operator: 'In' | 'Exists' | 'DoesNotExist', values?: string[]): string {
+  const lines = [`    - key: '${key}'`, `      operator: '${operator}'`];
+  if (values) lines.push(`      values: [${values.map((v) => `'${v}'`).join(', ')}]`);
+  return lines.join('\n');
+}
+
+const RUNNING = expr('.status.phase', 'In', ['Running']);
+const NOT_READY = expr('.status.conditions.[] | select( .type == "Ready" ) | .status', 'In', ['False']);
+
+/** A kwok Stage on pods: matched by every expression, played after `delay` (YAML lines under `delay:`), then `next` (lines under `next:`). */
+function podStage(name: string, expressions: string[], delay: string, next: string): string {
   return `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: pod-start
+  name: ${name}
 spec:
   resourceRef:
     apiGroup: v1
     kind: Pod
   selector:
     matchExpressions:
-${NOT_DELETED}
-    - key: '.status.podIP'
-      operator: 'DoesNotExist'
+${expressions.join('\n')}
   delay:
-    durationMilliseconds: 1000
+${delay}
   next:
-${runningStatus(false)}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-ready-engine
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-${NOT_DELETED}
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: 'In'
-      values: ['False']
-    - key: '.spec.resourceClaims'
-      operator: 'Exists'
-  delay:
-    durationMilliseconds: ${loadMs}
-  next:
-${runningStatus(true)}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-ready
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-${NOT_DELETED}
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
-      operator: 'In'
-      values: ['False']
-    - key: '.spec.resourceClaims'
-      operator: 'DoesNotExist'
-  delay:
-    durationMilliseconds: 1000
-  next:
-${runningStatus(true)}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-complete
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-${NOT_DELETED}
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: 'In'
-      values: ['Job']
-  delay:
-    durationMilliseconds: 2000
-  next:
-    statusTemplate: |
+${next}`;
+}
+
+const after = (ms: number) => `    durationMilliseconds: ${ms}`;
+
+/** Status of a pod whose Job container exited 0. */
+const COMPLETED = `    statusTemplate: |
       {{ $now := Now }}
       {{ $root := . }}
       conditions:
@@ -184,29 +127,23 @@ ${NOT_DELETED}
             finishedAt: {{ $now | Quote }}
             startedAt: {{ or (index $root.status "startTime") $now | Quote }}
       {{ end }}
-      phase: Succeeded
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-delete
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'Exists'
-    - key: '.metadata.finalizers'
-      operator: 'DoesNotExist'
-  delay:
-    durationMilliseconds: 0
-    durationFrom:
-      expressionFrom: '.metadata.deletionTimestamp'
-  next:
-    delete: true
-`;
+      phase: Succeeded`;
+
+/** Our pod stages (see the module comment); `modelLoadSeconds` is the engines' Running → Ready time. */
+export function podStages(modelLoadSeconds: number): string {
+  const stages = [
+    podStage('pod-start', [NOT_DELETED, expr('.status.podIP', 'DoesNotExist')], after(1000), runningStatus(false)),
+    podStage('pod-ready-engine', [NOT_DELETED, RUNNING, NOT_READY, expr('.spec.resourceClaims', 'Exists')], after(Math.round(modelLoadSeconds * 1000)), runningStatus(true)),
+    podStage('pod-ready', [NOT_DELETED, RUNNING, NOT_READY, expr('.spec.resourceClaims', 'DoesNotExist')], after(1000), runningStatus(true)),
+    podStage('pod-complete', [NOT_DELETED, RUNNING, expr('.metadata.ownerReferences.[].kind', 'In', ['Job'])], after(2000), COMPLETED),
+    podStage(
+      'pod-delete',
+      [expr('.metadata.deletionTimestamp', 'Exists'), expr('.metadata.finalizers', 'DoesNotExist')],
+      `${after(0)}\n    durationFrom:\n      expressionFrom: '.metadata.deletionTimestamp'`,
+      '    delete: true',
+    ),
+  ];
+  return `${stages.join('\n---\n')}\n`;
 }
 
 /** The whole kwok configuration: kwok's node stages from `stagesDir`, then ours. */

@@ -375,7 +375,7 @@ spec:
       expect(health('dev-workload')).toBe('Unavailable');
       // both ran at once: the old one went only after the replacement was placed and Ready
       const both = (x: string) => x.includes('dev-fallback') && x.includes('dev-workload');
-      expect(seen.some(both) || watch.lines.some(both), `${seen.join(' | ')}\nwatched: ${watch.lines.join(' | ')}`).toBe(true);
+      expect(seen.some(both) || watch.lines.some(both), `${seen.join(' | ')}\nwatched: ${watch.lines.join(' | ')}\nwatch stderr: ${watch.errors.join(' | ')}`).toBe(true);
       // and never the replacement alone before it was Ready
       expect(watch.lines.filter((l) => l.includes('dev-fallback=false') && !l.includes('dev-workload')), watch.lines.join(' | ')).toEqual([]);
       // The ModelService hears of the removed endpoint through its watch, a moment after the deployment.

@@ -72,6 +72,8 @@ export function kubectl(args: string[], opts: { input?: string; workload?: boole
 /** A running `kubectl ... --watch`: every line it printed so far, and how to stop it. */
 export interface Watch {
   lines: string[];
+  /** What kubectl printed on stderr (why a watch ended early). */
+  errors: string[];
   /** Stops kubectl (its process group), by pid. */
   stop(): void;
 }
@@ -83,8 +85,12 @@ export interface Watch {
  */
 export function watchKubectl(args: string[]): Watch {
   const [cmd, ...rest] = kubectlArgv(E2E_DIR, args);
-  const child = spawn(cmd!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+  const child = spawn(cmd!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
+  const errors: string[] = [];
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => errors.push(chunk.trim()));
+  child.on('exit', (code, signal) => errors.push(`kubectl exited (${code ?? signal})`));
   let partial = '';
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
@@ -94,6 +100,7 @@ export function watchKubectl(args: string[]): Watch {
   });
   return {
     lines,
+    errors,
     stop: () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
