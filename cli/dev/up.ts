@@ -16,7 +16,7 @@
  * `--keep` is given, and names the log to read.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { functionFolders, REPO_ROOT } from '../functions.js';
@@ -249,9 +249,21 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     step('functions, dev runtime and Crossplane core running');
 
     for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
+    // Every CRD of its package Established before it starts: a controller whose kind is not served
+    // yet can stall the provider's start-up (seen once: Objects never reconciled).
+    const pkCrds = readdirSync(join(PROVIDER_KUBERNETES_PACKAGE, 'package', 'crds'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => { const [group, plural] = f.replace(/\.yaml$/, '').split('_'); return `${plural}.${group}`; });
     await waitUntil(
       'provider-kubernetes CRDs',
-      async () => (await cp.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'objects.kubernetes.m.crossplane.io')) !== undefined,
+      async () => {
+        for (const name of pkCrds) {
+          const crd = await cp.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
+          const conditions = ((crd?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
+          if (!conditions.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+        }
+        return true;
+      },
       // Core installs the Configuration's dependencies one after another (about 15 s each on a
       // loaded 2-core machine, 14 providers before provider-kubernetes): allow ten minutes.
       { timeoutMs: 600_000, everyMs: 1000 },
