@@ -16,7 +16,7 @@
  * `--keep` is given, and names the log to read.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { functionFolders, REPO_ROOT } from '../functions.js';
@@ -249,11 +249,10 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     step('functions, dev runtime and Crossplane core running');
 
     for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
-    // Every CRD of its package Established before it starts: a controller whose kind is not served
-    // yet can stall the provider's start-up (seen once: Objects never reconciled).
-    const pkCrds = readdirSync(join(PROVIDER_KUBERNETES_PACKAGE, 'package', 'crds'))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => { const [group, plural] = f.replace(/\.yaml$/, '').split('_'); return `${plural}.${group}`; });
+    // The kinds our compositions use Established before it starts (the package's other managed
+    // resources are only CRDs once an activation policy activates them): a controller whose kind is
+    // not served yet can stall the provider's start-up.
+    const pkCrds = ['objects', 'providerconfigs', 'clusterproviderconfigs'].map((plural) => `${plural}.kubernetes.m.crossplane.io`);
     await waitUntil(
       'provider-kubernetes CRDs',
       async () => {

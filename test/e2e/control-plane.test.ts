@@ -612,6 +612,13 @@ spec:
       items(['httproutes', '-n', 'default', '-l', 'crossplane.io/composite=qwen'])
         .flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? [])).length;
     await eventually('both backends of qwen in its route', () => (backends() === 2 ? true : undefined), { timeoutMs: 30_000, state: () => `${backends()} backends` });
+    // The workload cluster's own graceful terminations finished (a pod removed at the end of its grace
+    // period, then its ResourceClaim): Kubernetes' controllers and kwok closing out an earlier step, not the fleet.
+    const terminating = () =>
+      items(['pods,resourceclaims', '-A'], { workload: true })
+        .filter((o) => o.metadata.deletionTimestamp !== undefined)
+        .map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
+    await eventually('nothing terminating on the workload cluster', () => (terminating().length === 0 ? true : undefined), { timeoutMs: 6 * MIN, state: () => terminating().join(', ') });
     const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });
     expect(q.stdout, q.stdout).toMatch(/^quiet: nothing written in 120s/);
     expect(q.code).toBe(0);
@@ -619,7 +626,7 @@ spec:
       .filter((o) => condition(o, 'Responsive') === 'False')
       .map((o) => `${o.metadata.name}: ${o.status?.conditions?.find((c) => c.type === 'Responsive')?.message}`);
     expect(open).toEqual([]);
-  }, 15 * MIN);
+  }, 20 * MIN);
 
   // Last: a real Traefik writes Gateway and HTTPRoute status, which the dev runtime also simulates.
   it.skipIf(frontDoorUnavailable() !== undefined)(

@@ -120,7 +120,8 @@ export function kubectlJson<T = Record<string, unknown>>(args: string[], opts: {
 
 /** A Kubernetes object as kubectl prints it. */
 export interface Obj {
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  kind?: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
   spec?: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } & Record<string, unknown>;
 }
