@@ -166,7 +166,7 @@ export function schedulerArgs(p: DevPaths): string[] {
 /**
  * kwok on the workload cluster: it plays the kubelet of the nodes annotated
  * `kwok.x-k8s.io/node: fake` (runtime/nodes.ts creates them), moving their
- * pods through the stages of `stages.yaml` (kwok.ts).
+ * pods through the stages of `<dir>/kwok.yaml` (kwok.ts).
  */
 export function kwokArgs(p: DevPaths): string[] {
   return [

@@ -33,7 +33,6 @@ export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 /** kwok's own node stage files, in `.cache/kwok/`. */
 export const KWOK_NODE_STAGE_FILES = ['node-initialize.yaml', 'node-heartbeat-with-lease.yaml'];
 
-
 const NOT_DELETED = expr('.metadata.deletionTimestamp', 'DoesNotExist');
 
 /** Conditions and container statuses of a started pod, ready or not. */

@@ -46,6 +46,7 @@ import { Kube } from './kube.js';
 import { buildAndPush, writePackageFolders } from './packages.js';
 import { kubeconfig, Pki } from './pki.js';
 import { createNetns, inNetns, netnsUnsupportedReason, startComponent, waitUntil } from './processes.js';
+import { conditionsOf } from './runtime/conditions.js';
 import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
 import { providerCrdsDir } from './simulated.js';
 import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, writeState } from './state.js';
@@ -258,8 +259,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       async () => {
         for (const name of pkCrds) {
           const crd = await cp.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', name);
-          const conditions = ((crd?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
-          if (!conditions.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+          if (!conditionsOf(crd?.['status']).some((c) => c.type === 'Established' && c.status === 'True')) return false;
         }
         return true;
       },

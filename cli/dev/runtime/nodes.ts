@@ -29,7 +29,11 @@
  * listed both kinds.
  */
 import { createHash } from 'node:crypto';
+import { SYSTEM_NAMESPACE } from '../../../functions/compose-inference-cluster/cloud.js';
+import { POOL_LABEL } from '../../../functions/compose-model-replica/types.js';
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
+import type { InferenceClassDevice } from '../../../functions/lib/generated/inferenceclasses.js';
+import { GPU_TOLERATION } from '../../../functions/lib/workload.js';
 import type { Kube, KindInformer } from '../kube.js';
 import { KWOK_NODE_ANNOTATION } from '../kwok.js';
 import type { Targets } from './targets.js';
@@ -37,21 +41,12 @@ import type { Targets } from './targets.js';
 const API = 'modelplane.ai/v1alpha1';
 /** Label on every object {@link NodePublisher} makes: the InferenceCluster it is for. */
 export const DEV_NODE_LABEL = 'modelplane.ai/dev-cluster';
-const POOL_LABEL = 'modelplane.ai/pool';
 const FIELD_MANAGER = 'modelplane-dev-nodes';
-/** The taint every cloud function puts on GPU pools (functions/compose-*-cluster). */
-export const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' } as const;
+/** The taint every cloud function puts on GPU pools (`nvidia.com/gpu=true:NoSchedule`), the one every model pod tolerates. */
+export const GPU_TAINT = { key: GPU_TOLERATION['key'] as string, value: 'true', effect: GPU_TOLERATION['effect'] as string } as const;
 
-/** An InferenceClass device, as the XRD admits it. */
-interface ClassDevice {
-  name: string;
-  claim?: string;
-  driver: string;
-  deviceClassName?: string;
-  count?: number;
-  attributes?: Record<string, JsonObject>;
-  capacity?: Record<string, JsonObject>;
-}
+/** An InferenceClass device, as the XRD admits it (defaults not applied: a manifest read from the API server has them). */
+type ClassDevice = Partial<Pick<InferenceClassDevice, 'claim' | 'count'>> & Omit<InferenceClassDevice, 'claim' | 'count'>;
 
 /** What one InferenceCluster puts on the workload API server. */
 export interface WorkloadNodes {
@@ -106,8 +101,8 @@ export function workloadNodes(cluster: KubeObject, classes: ReadonlyMap<string, 
           .flatMap((d) =>
             Array.from({ length: d.count ?? 1 }, (_, n) => {
               const device: JsonObject = { name: `${d.name}-${n}` };
-              if (d.attributes) device['attributes'] = d.attributes;
-              if (d.capacity) device['capacity'] = d.capacity;
+              if (d.attributes) device['attributes'] = d.attributes as JsonObject;
+              if (d.capacity) device['capacity'] = d.capacity as JsonObject;
               return device;
             }),
           );
@@ -208,7 +203,7 @@ export class NodePublisher {
       apiVersion: 'kubernetes.m.crossplane.io/v1alpha1',
       kind: 'ClusterProviderConfig',
       metadata: { name: ref.name },
-      spec: { credentials: { source: 'Secret', secretRef: { namespace: 'modelplane-system', name: ref.name, key: ref.key ?? 'kubeconfig' } } },
+      spec: { credentials: { source: 'Secret', secretRef: { namespace: SYSTEM_NAMESPACE, name: ref.name, key: ref.key ?? 'kubeconfig' } } },
     });
     if (target === undefined) return undefined;
     return !target.simulated && target.server === this.workload.serverUrl;
