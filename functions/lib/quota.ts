@@ -204,12 +204,15 @@ export function usage(
   const replicas = limits.map((l) => (l.kind === 'replicas' ? new Set<string>() : undefined));
   let unnamed = 0;
   for (const cluster of clusters) {
-    const pools = getPath(cluster, 'status', 'gpuPools');
+    // Plain property reads, not getPath: the scheduler runs this over every pool of the fleet on every call.
+    const status = cluster['status'];
+    const pools = isObj(status) ? status['gpuPools'] : undefined;
     if (!Array.isArray(pools)) continue;
     for (const pool of pools) {
       if (!isObj(pool)) continue;
-      const holders = getPath(pool, 'used', 'holders');
-      if (!Array.isArray(holders)) continue;
+      const ledger = pool['used'];
+      const holders = isObj(ledger) ? ledger['holders'] : undefined;
+      if (!Array.isArray(holders) || holders.length === 0) continue;
       const className = typeof pool['className'] === 'string' && pool['className'] !== '' ? pool['className'] : undefined;
       const counting: number[] = [];
       limits.forEach((l, i) => {

@@ -32,7 +32,7 @@ import { unpublishedLedger } from './ledger.js';
 import type { CompiledEngine, MatchTable } from './matching.js';
 import type { Candidate, FleetCluster, Pool } from './model.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
-import { clusterTiers, msgFloorRefusal, poolTier, REASON_NO_TIER } from './policy.js';
+import { msgFloorRefusal, poolTiers, REASON_NO_TIER } from './policy.js';
 import { reachable } from '../lib/health.js';
 import type { QuotaBudget } from './quota-budget.js';
 import { formatTaint, untolerated } from './taints.js';
@@ -90,6 +90,8 @@ export interface FillInput {
 
 /** A (cluster, tier) in the fill queue. */
 interface Entry {
+  /** The cluster's index in the eligible list. */
+  ci: number;
   cluster: FleetCluster;
   tier: number;
   /** Cheapest price per node hour of the tier's allowed pools there (micro-units), for `optimize: Cost`. */
@@ -120,8 +122,14 @@ export function fill(input: FillInput): Candidate[] {
     if (why !== undefined) refusals.set(c.name, why);
     else eligible.push(c);
   }
-  // Each eligible cluster's tiers, once for both passes.
-  const tiersOf = eligible.map((c) => (policy.tiers.length === 0 ? [0] : clusterTiers(policy, c)).filter((t) => input.belowTier === undefined || t < input.belowTier));
+  // Each eligible cluster's pools' tiers and its tiers, once for both passes.
+  const poolTiersOf = eligible.map((c) => poolTiers(policy, c));
+  const tierCount = Math.max(1, policy.tiers.length);
+  const tiersOf = poolTiersOf.map((pt) => {
+    const tiers: number[] = [];
+    for (let t = 0; t < tierCount && (input.belowTier === undefined || t < input.belowTier); t++) if (pt.includes(t)) tiers.push(t);
+    return tiers;
+  });
   const placed: Candidate[] = [];
   const floor = Math.min(input.need, Math.max(0, input.nonSpot));
   // When the floor pass fell short, its refusals say why; the Spot pass does not overwrite them.
@@ -130,24 +138,33 @@ export function fill(input: FillInput): Candidate[] {
     if (!floorShort || !refusals.has(name)) refusals.set(name, why);
   };
   for (const pass of floor > 0 ? [{ count: floor, nonSpot: true }, { count: input.need - floor, nonSpot: false }] : [{ count: input.need, nonSpot: false }]) {
-    const allowed = (c: FleetCluster, tier: number) => (p: Pool) => poolTier(policy, c, p) === tier && !(pass.nonSpot && p.capacityType === 'Spot');
-    const heap = new MinHeap<Entry>(before);
+    const allowed = (pool: Pool, tier: number | undefined, t: number) => tier === t && !(pass.nonSpot && pool.capacityType === 'Spot');
+    const entries: Entry[] = [];
     for (const [ci, c] of eligible.entries()) {
       const tiers = tiersOf[ci]!;
       if (tiers.length === 0) {
         refuse(c.name, { kind: ReasonKind.NoMatch, text: REASON_NO_TIER });
         continue;
       }
+      const pt = poolTiersOf[ci]!;
       let pushed = false;
       for (const t of tiers) {
-        const allow = allowed(c, t);
-        const pools = policy.tiers.length === 0 && !pass.nonSpot ? c.pools : c.pools.filter(allow);
-        if (pools.length === 0 && c.pools.length > 0) continue;
-        heap.push({ cluster: c, tier: t, price: cheapest(pools), load: load.get(c.name) ?? 0 });
+        // The cheapest price per node hour of the tier's allowed pools (Infinity: none priced).
+        let any = false;
+        let price = Number.POSITIVE_INFINITY;
+        for (let pi = 0; pi < c.pools.length; pi++) {
+          const p = c.pools[pi]!;
+          if (!allowed(p, pt[pi], t)) continue;
+          any = true;
+          if (p.price !== undefined && p.price.micros < price) price = p.price.micros;
+        }
+        if (!any && c.pools.length > 0) continue;
+        entries.push({ ci, cluster: c, tier: t, price, load: load.get(c.name) ?? 0 });
         pushed = true;
       }
       if (!pushed) refuse(c.name, { kind: ReasonKind.NoMatch, text: pass.nonSpot ? msgFloorRefusal(policy.minOnDemand) : REASON_NO_TIER });
     }
+    const heap = new MinHeap<Entry>(before, entries);
     let n = 0;
     while (n < pass.count) {
       const entry = heap.pop();
@@ -159,7 +176,8 @@ export function fill(input: FillInput): Candidate[] {
         heap.push({ ...entry, load: current });
         continue;
       }
-      const filter = policy.tiers.length === 0 && !pass.nonSpot ? undefined : allowed(c, entry.tier);
+      const pt = poolTiersOf[entry.ci]!;
+      const filter = policy.tiers.length === 0 && !pass.nonSpot ? undefined : (p: Pool) => allowed(p, pt[c.pools.indexOf(p)], entry.tier);
       const fit = placeReplica(input.engines, c, input.capacity.get(c.name)!, input.table, filter);
       const refused = fit.ok ? input.quota?.admit(c, fit.engines, d) : fit.reason;
       if (refused !== undefined) {
@@ -184,21 +202,14 @@ export function fill(input: FillInput): Candidate[] {
     if (pass.nonSpot && n < pass.count) {
       // Short of the floor: a cluster with Spot room in a tier is refused for the floor, which is why.
       floorShort = true;
-      for (const c of eligible) {
-        if (c.pools.some((p) => p.capacityType === 'Spot' && poolTier(policy, c, p) !== undefined)) {
+      for (const [ci, c] of eligible.entries()) {
+        if (c.pools.some((p, pi) => p.capacityType === 'Spot' && poolTiersOf[ci]![pi] !== undefined)) {
           refusals.set(c.name, { kind: ReasonKind.NoMatch, text: msgFloorRefusal(policy.minOnDemand) });
         }
       }
     }
   }
   return placed;
-}
-
-/** The lowest price per node hour among `pools` (micro-units), Infinity when none is priced. */
-function cheapest(pools: readonly Pool[]): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (const p of pools) if (p.price !== undefined && p.price.micros < best) best = p.price.micros;
-  return best;
 }
 
 /** The set of indexes used on `cluster`, created empty on first use. */
@@ -213,8 +224,15 @@ function indexesOf(used: Map<string, Set<number>>, cluster: string): Set<number>
 
 /** A binary min-heap under a strict "comes before" order. */
 class MinHeap<T> {
-  readonly #items: T[] = [];
-  constructor(private readonly less: (a: T, b: T) => boolean) {}
+  readonly #items: T[];
+  /** A heap of `items` (taken, not copied), built bottom-up in O(n). */
+  constructor(
+    private readonly less: (a: T, b: T) => boolean,
+    items: T[] = [],
+  ) {
+    this.#items = items;
+    for (let i = (items.length >> 1) - 1; i >= 0; i--) this.#down(i);
+  }
 
   push(item: T): void {
     const a = this.#items;
@@ -234,18 +252,23 @@ class MinHeap<T> {
     const last = a.pop();
     if (a.length > 0 && last !== undefined) {
       a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
-        if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
+      this.#down(0);
     }
     return top;
+  }
+
+  /** Sifts the item at `i` down to its place. */
+  #down(i: number): void {
+    const a = this.#items;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && this.less(a[l]!, a[m]!)) m = l;
+      if (r < a.length && this.less(a[r]!, a[m]!)) m = r;
+      if (m === i) return;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
   }
 }

@@ -82,14 +82,21 @@ export function poolTier(policy: PlacementPolicy, cluster: FleetCluster, pool: P
   return undefined;
 }
 
-/** The tiers `cluster` has pools in, ascending. */
-export function clusterTiers(policy: PlacementPolicy, cluster: FleetCluster): number[] {
-  const tiers = new Set<number>();
-  for (const p of cluster.pools) {
-    const t = poolTier(policy, cluster, p);
-    if (t !== undefined) tiers.add(t);
-  }
-  return [...tiers].sort((a, b) => a - b);
+/**
+ * The tier index of each of `cluster`'s pools (undefined: in none), in pool
+ * order: {@link poolTier} for every pool, with each tier's cluster labels
+ * matched once.
+ */
+export function poolTiers(policy: PlacementPolicy, cluster: FleetCluster): (number | undefined)[] {
+  if (policy.tiers.length === 0) return cluster.pools.map(() => 0);
+  const labelled = policy.tiers.map((tier) => labelsMatch(tier.clusterLabels, cluster.labels));
+  return cluster.pools.map((pool) => {
+    for (let t = 0; t < policy.tiers.length; t++) {
+      const types = policy.tiers[t]!.capacityTypes;
+      if (labelled[t] && (types === undefined || types.includes(pool.capacityType))) return t;
+    }
+    return undefined;
+  });
 }
 
 /** The tier of a replica on `cluster` using `pools` (names): the worst of its pools', undefined when one is in none or unknown. */
