@@ -188,7 +188,7 @@ const dev = program
   .command('dev')
   .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
   .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)')
-  .option('--workload', 'with kubectl: the workload API server (the cluster an Existing InferenceCluster can point at)');
+  .option('--workload[=N]', 'with kubectl: workload API server N (default 0: the cluster an Existing InferenceCluster can point at)');
 const devDirOf = async (cmd: Command) => (await lazy.state()).devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
 
 dev
@@ -196,6 +196,13 @@ dev
   .description('build what is missing, start everything, install Modelplane as users do (xpkg), say how to reach it')
   .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default ../shared/crds)')
   .option('--no-workload', 'do not start the workload API server an Existing InferenceCluster can point at')
+  .addOption(
+    new Option('--workloads <n>', 'workload API servers to run (default 1): workload 0 is the Existing cluster\'s; simulated cloud clusters are given the others (1..N-1)').argParser((v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 8) throw new InvalidArgumentError(`--workloads: "${v}" is not a whole number from 1 to 8`);
+      return n;
+    }),
+  )
   .option('--keep', 'leave what started running when something fails')
   .addOption(
     new Option('--model-load <seconds>', 'seconds an engine pod on the workload cluster takes from Running to Ready (kwok; default 10)').argParser((v) => {
@@ -205,13 +212,14 @@ dev
     }),
   )
   .addOption(new Option('--inside').hideHelp())
-  .action(async (opts: { providerCrds?: string; workload: boolean; keep?: boolean; inside?: boolean; modelLoad?: number }, cmd: Command) => {
+  .action(async (opts: { providerCrds?: string; workload: boolean; workloads?: number; keep?: boolean; inside?: boolean; modelLoad?: number }, cmd: Command) => {
     try {
       const dir = await devDirOf(cmd);
       const { up, upInside } = await lazy.up();
       const o = {
         dir,
         workload: opts.workload,
+        ...(opts.workloads !== undefined ? { workloads: opts.workloads } : {}),
         ...(opts.keep ? { keep: true } : {}),
         ...(opts.providerCrds ? { providerCrds: opts.providerCrds } : {}),
         ...(opts.modelLoad !== undefined ? { modelLoadSeconds: opts.modelLoad } : {}),
@@ -289,7 +297,7 @@ workload
 
 dev
   .command('kubectl')
-  .description('run kubectl against the dev control plane (from any shell); `dev --workload kubectl ...` against its workload API server')
+  .description('run kubectl against the dev control plane (from any shell); `dev --workload[=N] kubectl ...` against a workload API server')
   .argument('[args...]', 'kubectl arguments')
   .allowUnknownOption()
   .helpOption(false)
@@ -309,18 +317,20 @@ dev
     }
   });
 
-// `modelplane dev [--dir D] [--workload] kubectl ARGS...`: everything after `kubectl` is kubectl's.
+// `modelplane dev [--dir D] [--workload[=N]] kubectl ARGS...`: everything after `kubectl` is kubectl's.
 const argv = process.argv.slice(2);
 const kubectlAt = argv[0] === 'dev' ? argv.indexOf('kubectl') : -1;
 const devFlags = kubectlAt > 0 ? argv.slice(1, kubectlAt) : [];
 if (
   kubectlAt > 0 &&
-  devFlags.every((a, i, all) => a === '--dir' || a === '--workload' || all[i - 1] === '--dir' || a.startsWith('--dir='))
+  devFlags.every((a, i, all) => a === '--dir' || /^--workload(=\d+)?$/.test(a) || all[i - 1] === '--dir' || a.startsWith('--dir='))
 ) {
   const dirFlag = devFlags.find((a) => a.startsWith('--dir='))?.slice(6) ?? (devFlags.includes('--dir') ? devFlags[devFlags.indexOf('--dir') + 1] : undefined);
   try {
     const { kubectl } = await lazy.lifecycle();
-    process.exitCode = kubectl((await lazy.state()).devDir(dirFlag), argv.slice(kubectlAt + 1), devFlags.includes('--workload'));
+    const workloadFlag = devFlags.find((a) => a.startsWith('--workload'));
+    const workload = workloadFlag === undefined ? false : workloadFlag === '--workload' ? true : Number(workloadFlag.slice('--workload='.length));
+    process.exitCode = kubectl((await lazy.state()).devDir(dirFlag), argv.slice(kubectlAt + 1), workload);
   } catch (err) {
     fail('dev kubectl', err);
   }

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../functions.js';
 import { FUNCTION_NODE_FLAGS } from '../node-flags.js';
-import { type DevPaths, PORTS } from './state.js';
+import { type DevPaths, PORTS, type WorkloadServer } from './state.js';
 
 /** Where the Go-built binaries are. */
 export const BIN = join(REPO_ROOT, '.cache', 'bin');
@@ -58,19 +58,24 @@ export function etcdArgs(p: DevPaths): string[] {
   ];
 }
 
-/** kube-apiserver; `workload` is the second one, standing in for a workload cluster. */
-export function apiserverArgs(p: DevPaths, workload: boolean): string[] {
-  const name = workload ? 'workload-apiserver' : 'apiserver';
+/**
+ * kube-apiserver: the control plane's, or with `workload` one standing in
+ * for a workload cluster (state.ts workloadServer; they share one serving
+ * certificate, `pki/workload-apiserver.crt`).
+ */
+export function apiserverArgs(p: DevPaths, workload?: WorkloadServer): string[] {
+  const cert = workload ? 'workload-apiserver' : 'apiserver';
+  const name = workload ? `${workload.name}-apiserver` : 'apiserver';
   return [
     bin('kube-apiserver'),
     `--etcd-servers=http://127.0.0.1:${PORTS.etcdClient}`,
-    `--etcd-prefix=${workload ? '/workload' : '/registry'}`,
+    `--etcd-prefix=${workload ? workload.etcdPrefix : '/registry'}`,
     '--bind-address=127.0.0.1',
     '--advertise-address=127.0.0.1',
-    `--secure-port=${workload ? PORTS.workloadApiserver : PORTS.apiserver}`,
+    `--secure-port=${workload ? workload.apiserverPort : PORTS.apiserver}`,
     '--endpoint-reconciler-type=none',
-    `--tls-cert-file=${join(p.pki, `${name}.crt`)}`,
-    `--tls-private-key-file=${join(p.pki, `${name}.key`)}`,
+    `--tls-cert-file=${join(p.pki, `${cert}.crt`)}`,
+    `--tls-private-key-file=${join(p.pki, `${cert}.key`)}`,
     `--client-ca-file=${join(p.pki, 'ca.crt')}`,
     `--service-account-key-file=${join(p.pki, 'sa.pub')}`,
     `--service-account-signing-key-file=${join(p.pki, 'sa.key')}`,
@@ -133,13 +138,13 @@ export const WORKLOAD_CONTROLLERS = [
   '-cloud-node-lifecycle-controller',
 ];
 
-/** kube-controller-manager: the control plane's ({@link CONTROL_PLANE_CONTROLLERS}) or the workload cluster's ({@link WORKLOAD_CONTROLLERS}). */
-export function controllerManagerArgs(p: DevPaths, workload: boolean): string[] {
+/** kube-controller-manager: the control plane's ({@link CONTROL_PLANE_CONTROLLERS}) or a workload cluster's ({@link WORKLOAD_CONTROLLERS}). */
+export function controllerManagerArgs(p: DevPaths, workload?: WorkloadServer): string[] {
   return [
     bin('kube-controller-manager'),
-    `--kubeconfig=${workload ? p.workloadControllerManagerKubeconfig : p.controllerManagerKubeconfig}`,
+    `--kubeconfig=${workload ? workload.controllerManagerKubeconfig : p.controllerManagerKubeconfig}`,
     '--bind-address=127.0.0.1',
-    `--secure-port=${workload ? PORTS.workloadControllerManager : PORTS.controllerManager}`,
+    `--secure-port=${workload ? workload.controllerManagerPort : PORTS.controllerManager}`,
     `--controllers=${(workload ? WORKLOAD_CONTROLLERS : CONTROL_PLANE_CONTROLLERS).join(',')}`,
     `--service-account-private-key-file=${join(p.pki, 'sa.key')}`,
     `--root-ca-file=${join(p.pki, 'ca.crt')}`,
@@ -153,12 +158,12 @@ export function controllerManagerArgs(p: DevPaths, workload: boolean): string[] 
  * (the DynamicResources plugin, GA in 1.34) allocates each pod's
  * ResourceClaims from the ResourceSlices the nodes publish.
  */
-export function schedulerArgs(p: DevPaths): string[] {
+export function schedulerArgs(workload: WorkloadServer): string[] {
   return [
     bin('kube-scheduler'),
-    `--kubeconfig=${p.workloadSchedulerKubeconfig}`,
+    `--kubeconfig=${workload.schedulerKubeconfig}`,
     '--bind-address=127.0.0.1',
-    `--secure-port=${PORTS.workloadScheduler}`,
+    `--secure-port=${workload.schedulerPort}`,
     '--leader-elect=false',
   ];
 }
@@ -168,17 +173,17 @@ export function schedulerArgs(p: DevPaths): string[] {
  * `kwok.x-k8s.io/node: fake` (runtime/nodes.ts creates them), moving their
  * pods through the stages of `<dir>/kwok.yaml` (kwok.ts).
  */
-export function kwokArgs(p: DevPaths): string[] {
+export function kwokArgs(p: DevPaths, workload: WorkloadServer): string[] {
   return [
     bin('kwok'),
-    `--kubeconfig=${p.workloadKwokKubeconfig}`,
+    `--kubeconfig=${workload.kwokKubeconfig}`,
     `--config=${p.kwokConfig}`,
     '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
     // Heartbeats through node Leases (kwok's node-heartbeat-with-lease stage renews the status only
     // every 10 minutes): without one, the node lifecycle controller marks the node NotReady after
     // its 50-s grace period and sets every pod on it not Ready.
     '--node-lease-duration-seconds=40',
-    `--server-address=127.0.0.1:${PORTS.kwok}`,
+    `--server-address=127.0.0.1:${workload.kwokPort}`,
     '--node-ip=127.0.0.1',
     '--cidr=10.244.0.0/16',
   ];

@@ -18,7 +18,7 @@ import Table from 'cli-table3';
 import { UserError } from '../load.js';
 import { BIN, modelplaneArgs } from './components.js';
 import { inNetns, stopPid } from './processes.js';
-import { alive, type DevState, devPaths, readState, writeState } from './state.js';
+import { alive, type DevState, devPaths, readState, workloadServers, writeState } from './state.js';
 
 /** Stops everything `state` recorded (newest first), then the namespace holder. */
 export async function stopAll(dir: string, state: DevState | undefined): Promise<number> {
@@ -74,19 +74,24 @@ export function status(dir: string): number {
 /**
  * The argv of the built kubectl with ARGS inside the control plane's
  * namespace, with its admin kubeconfig (`workload`: the workload API
- * server's). @throws UserError when no control plane runs, or it has no
- * workload API server and one is asked for.
+ * server's, `true` for workload 0, or its index). @throws UserError when no
+ * control plane runs, or it has no such workload API server.
  */
-export function kubectlArgv(dir: string, args: string[], workload = false): string[] {
+export function kubectlArgv(dir: string, args: string[], workload: boolean | number = false): string[] {
   const state = readState(dir);
   if (!state || !alive(state.netns)) throw new UserError(`no dev control plane from ${dir} (modelplane dev up starts one)`);
   const paths = devPaths(dir);
-  if (workload && !state.workloadSecret) throw new UserError('this dev control plane has no workload API server (it was started with --no-workload)');
-  return inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', workload ? paths.workloadKubeconfig : paths.kubeconfig, ...args]);
+  if (workload === false) return inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', paths.kubeconfig, ...args]);
+  const servers = workloadServers(paths, state);
+  const index = workload === true ? 0 : workload;
+  if (servers.length === 0) throw new UserError('this dev control plane has no workload API server (it was started with --no-workload)');
+  const server = servers[index];
+  if (server === undefined) throw new UserError(`--workload=${index}: this dev control plane runs workload API servers 0 to ${servers.length - 1} (dev up --workloads N)`);
+  return inNetns(state.netns, [join(BIN, 'kubectl'), '--kubeconfig', server.kubeconfig, ...args]);
 }
 
-/** `dev kubectl ARGS...` (`workload`: against the workload API server). @throws UserError as {@link kubectlArgv}. */
-export function kubectl(dir: string, args: string[], workload = false): number {
+/** `dev kubectl ARGS...` (`workload`: against a workload API server, as {@link kubectlArgv}). @throws UserError as {@link kubectlArgv}. */
+export function kubectl(dir: string, args: string[], workload: boolean | number = false): number {
   const argv = kubectlArgv(dir, args, workload);
   const r = spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' });
   return r.status ?? 1;

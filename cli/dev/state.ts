@@ -22,6 +22,12 @@ export const PORTS = {
   workloadScheduler: 10259,
   /** kwok's server (its metrics and the kubelet API it fakes). */
   kwok: 10247,
+  /**
+   * Workload API servers 1..N-1 (`dev up --workloads N`): API server at
+   * workloadApiserver + i; controller manager, scheduler and kwok at
+   * extraWorkloads + 3i, + 3i + 1, + 3i + 2.
+   */
+  extraWorkloads: 11000,
   registry: 5000,
   /** First function; the others follow in folder order. */
   functions: 9443,
@@ -55,6 +61,70 @@ export interface DevState {
   ready?: boolean;
   /** The Existing-cluster kubeconfig Secret of the workload API server. */
   workloadSecret?: { namespace: string; name: string };
+  /** How many workload API servers run ({@link workloadServer}); absent: 1 when workloadSecret is set. */
+  workloads?: number;
+}
+
+/**
+ * One workload API server of a dev control plane, with its controller
+ * manager, scheduler and kwok. Index 0 is the workload API server (the one
+ * `dev kubectl --workload` and `dev workload stop|start` act on, and the
+ * Existing-cluster Secret points at); `dev up --workloads N` adds 1..N-1.
+ * Each keeps its objects under its own etcd prefix of the one etcd.
+ */
+export interface WorkloadServer {
+  index: number;
+  /** `workload`, `workload-1`, ...: the prefix of its components' names and logs. */
+  name: string;
+  apiserverPort: number;
+  controllerManagerPort: number;
+  schedulerPort: number;
+  kwokPort: number;
+  etcdPrefix: string;
+  /** Admin kubeconfig (certificates embedded: it is what a connection Secret carries). */
+  kubeconfig: string;
+  controllerManagerKubeconfig: string;
+  schedulerKubeconfig: string;
+  kwokKubeconfig: string;
+}
+
+/** Workload API server `index` of the control plane at `p` (ports inside its network namespace). */
+export function workloadServer(p: DevPaths, index: number): WorkloadServer {
+  if (index === 0) {
+    return {
+      index,
+      name: 'workload',
+      apiserverPort: PORTS.workloadApiserver,
+      controllerManagerPort: PORTS.workloadControllerManager,
+      schedulerPort: PORTS.workloadScheduler,
+      kwokPort: PORTS.kwok,
+      etcdPrefix: '/workload',
+      kubeconfig: p.workloadKubeconfig,
+      controllerManagerKubeconfig: p.workloadControllerManagerKubeconfig,
+      schedulerKubeconfig: p.workloadSchedulerKubeconfig,
+      kwokKubeconfig: p.workloadKwokKubeconfig,
+    };
+  }
+  const name = `workload-${index}`;
+  return {
+    index,
+    name,
+    apiserverPort: PORTS.workloadApiserver + index,
+    controllerManagerPort: PORTS.extraWorkloads + 3 * index,
+    schedulerPort: PORTS.extraWorkloads + 3 * index + 1,
+    kwokPort: PORTS.extraWorkloads + 3 * index + 2,
+    etcdPrefix: `/${name}`,
+    kubeconfig: join(p.dir, `${name}.kubeconfig`),
+    controllerManagerKubeconfig: join(p.dir, `${name}-kcm.kubeconfig`),
+    schedulerKubeconfig: join(p.dir, `${name}-scheduler.kubeconfig`),
+    kwokKubeconfig: join(p.dir, `${name}-kwok.kubeconfig`),
+  };
+}
+
+/** The workload API servers a control plane runs, by its state (none before `dev up` recorded them). */
+export function workloadServers(p: DevPaths, state: DevState | undefined): WorkloadServer[] {
+  const n = state?.workloads ?? (state?.workloadSecret ? 1 : 0);
+  return Array.from({ length: n }, (_, i) => workloadServer(p, i));
 }
 
 /** The directory of a control plane. */
@@ -95,6 +165,9 @@ export function devPaths(dir: string) {
 }
 
 export type DevPaths = ReturnType<typeof devPaths>;
+
+/** The Existing-cluster kubeconfig Secret `dev up` writes for workload API server 0. */
+export const WORKLOAD_SECRET = { namespace: 'modelplane-system', name: 'dev-workload-kubeconfig', key: 'kubeconfig' } as const;
 
 /** The saved state, or undefined when nothing was started from `dir`. */
 export function readState(dir: string): DevState | undefined {

@@ -5,9 +5,11 @@
  * says so and how long it may take), write the certificates and kubeconfigs,
  * create the private network namespace. Then the same command runs again
  * inside it (`--inside`) and starts, each as a detached process recorded in
- * `state.json`: etcd, kube-apiserver and kube-controller-manager (twice: the
- * control plane, and a workload API server an Existing InferenceCluster can
- * point at, which also gets kube-scheduler and kwok), the OCI registry, our functions (`modelplane serve` over mTLS),
+ * `state.json`: etcd, kube-apiserver and kube-controller-manager (for the
+ * control plane, and for each workload API server, which also gets
+ * kube-scheduler and kwok: workload 0 is the one an Existing InferenceCluster
+ * can point at, and `--workloads N` adds N-1 more, which runtime/handout.ts
+ * gives to simulated cloud clusters), the OCI registry, our functions (`modelplane serve` over mTLS),
  * the dev runtime (package runtime, simulated providers and cluster
  * controllers), Crossplane core and provider-kubernetes; builds and pushes
  * the packages, installs the Configuration and waits until it is Healthy.
@@ -49,7 +51,7 @@ import { createNetns, inNetns, netnsUnsupportedReason, startComponent, waitUntil
 import { conditionsOf } from './runtime/conditions.js';
 import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
 import { providerCrdsDir } from './simulated.js';
-import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, writeState } from './state.js';
+import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, WORKLOAD_SECRET, workloadServer, writeState } from './state.js';
 import { stopAll } from './lifecycle.js';
 
 /** Options of `dev up`. */
@@ -58,14 +60,14 @@ export interface UpOptions {
   providerCrds?: string;
   /** Start the workload API server (for Existing clusters). @default true */
   workload?: boolean;
+  /** How many workload API servers to start (ignored when `workload` is false). @default 1 */
+  workloads?: number;
   /** Leave what started running when something fails. */
   keep?: boolean;
   /** Seconds an engine pod on the workload cluster takes from Running to Ready (kwok.ts). @default 10 */
   modelLoadSeconds?: number;
 }
 
-/** The Existing-cluster kubeconfig Secret `dev up` writes for the workload API server. */
-export const WORKLOAD_SECRET = { namespace: 'modelplane-system', name: 'dev-workload-kubeconfig', key: 'kubeconfig' } as const;
 
 const say = (line: string) => process.stderr.write(`dev up: ${line}\n`);
 
@@ -83,7 +85,15 @@ function buildMissing(): void {
   }
 }
 
-async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
+/** How many workload API servers `opts` asks for. */
+export function workloadCount(opts: Pick<UpOptions, 'workload' | 'workloads'>): number {
+  return opts.workload === false ? 0 : (opts.workloads ?? 1);
+}
+
+/** Workload servers beyond any count `dev up` accepts, whose files a smaller count removes. */
+const MAX_WORKLOADS = 8;
+
+async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
   const pki = new Pki(p.pki);
   await pki.serviceAccountKeys();
   const local = { ips: ['127.0.0.1'], dns: ['localhost'] };
@@ -107,20 +117,24 @@ async function writeCredentials(p: DevPaths, workload: boolean): Promise<void> {
     const cert = await pki.leaf({ name: `user-${cn}`, cn, org: 'system:masters' });
     writeFileSync(file, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert, embed: false }));
   }
-  if (workload) {
-    await pki.leaf({ name: 'workload-apiserver', cn: 'kube-apiserver', ...local });
-    const wl = `https://127.0.0.1:${PORTS.workloadApiserver}`;
-    writeFileSync(p.workloadKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: admin, embed: true }));
-    writeFileSync(p.workloadControllerManagerKubeconfig, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert: kcm, embed: false }));
+  if (workloads > 0) await pki.leaf({ name: 'workload-apiserver', cn: 'kube-apiserver', ...local });
+  for (let i = 0; i < MAX_WORKLOADS; i++) {
+    const w = workloadServer(p, i);
+    if (i >= workloads) {
+      for (const f of [w.kubeconfig, w.controllerManagerKubeconfig, w.schedulerKubeconfig, w.kwokKubeconfig]) rmSync(f, { force: true });
+      continue;
+    }
+    const server = `https://127.0.0.1:${w.apiserverPort}`;
+    const name = i === 0 ? 'dev-workload' : `dev-${w.name}`;
+    writeFileSync(w.kubeconfig, kubeconfig({ name, server, ca: pki.caCrt, cert: admin, embed: true }));
+    writeFileSync(w.controllerManagerKubeconfig, kubeconfig({ name, server, ca: pki.caCrt, cert: kcm, embed: false }));
     for (const [file, cn] of [
-      [p.workloadSchedulerKubeconfig, 'system:kube-scheduler'],
-      [p.workloadKwokKubeconfig, 'kwok'],
+      [w.schedulerKubeconfig, 'system:kube-scheduler'],
+      [w.kwokKubeconfig, 'kwok'],
     ] as const) {
       const cert = await pki.leaf({ name: `user-${cn.replace(/:/g, '-')}`, cn, org: 'system:masters' });
-      writeFileSync(file, kubeconfig({ name: 'dev-workload', server: wl, ca: pki.caCrt, cert, embed: false }));
+      writeFileSync(file, kubeconfig({ name, server, ca: pki.caCrt, cert, embed: false }));
     }
-  } else {
-    rmSync(p.workloadKubeconfig, { force: true });
   }
   const certDir = (dir: string, files: { crt: string; key: string }) => {
     mkdirSync(dir, { recursive: true });
@@ -151,10 +165,12 @@ export async function up(opts: UpOptions): Promise<number> {
   buildMissing();
   const crds = providerCrdsDir(opts.providerCrds);
   mkdirSync(p.dir, { recursive: true });
-  await writeCredentials(p, opts.workload !== false);
+  const workloads = workloadCount(opts);
+  if (!Number.isInteger(workloads) || workloads < 0 || workloads > MAX_WORKLOADS) throw new UserError(`--workloads: expected a whole number from 1 to ${MAX_WORKLOADS}, got ${opts.workloads}`);
+  await writeCredentials(p, workloads);
   const netns = createNetns();
-  writeState(opts.dir, { netns, components: [], startedAt: new Date().toISOString() });
-  const args = ['dev', 'up', '--inside', '--dir', opts.dir, '--provider-crds', crds];
+  writeState(opts.dir, { netns, components: [], startedAt: new Date().toISOString(), workloads });
+  const args = ['dev', 'up', '--inside', '--dir', opts.dir, '--provider-crds', crds, '--workloads', String(Math.max(1, workloads))];
   if (opts.workload === false) args.push('--no-workload');
   if (opts.keep) args.push('--keep');
   if (opts.modelLoadSeconds !== undefined) args.push('--model-load', String(opts.modelLoadSeconds));
@@ -191,7 +207,8 @@ function kubectl(p: DevPaths, args: string[], input?: string): void {
 /** `dev up --inside`: runs in the namespace; starts and installs everything. @returns the exit code. */
 export async function upInside(opts: UpOptions & { providerCrds: string }): Promise<number> {
   const p = devPaths(opts.dir);
-  const workload = opts.workload !== false;
+  const workloads = Array.from({ length: workloadCount(opts) }, (_, i) => workloadServer(p, i));
+  const workload = workloads.length > 0;
   const t0 = Date.now();
   const step = (what: string) => say(`${what} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
   const start = (name: string, argv: string[], listens: string, env?: NodeJS.ProcessEnv) =>
@@ -201,19 +218,19 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     const etcd = start('etcd', etcdArgs(p), `127.0.0.1:${PORTS.etcdClient}`);
     await waitUntil('etcd', () => httpReady(`http://127.0.0.1:${PORTS.etcdClient}/health`), { timeoutMs: 30_000, component: etcd });
     const cp = Kube.fromFile(p.kubeconfig);
-    const api = start('kube-apiserver', apiserverArgs(p, false), `https://127.0.0.1:${PORTS.apiserver}`);
-    const wapi = workload ? start('workload-apiserver', apiserverArgs(p, true), `https://127.0.0.1:${PORTS.workloadApiserver}`) : undefined;
+    const api = start('kube-apiserver', apiserverArgs(p), `https://127.0.0.1:${PORTS.apiserver}`);
+    const wapis = workloads.map((w) => start(`${w.name}-apiserver`, apiserverArgs(p, w), `https://127.0.0.1:${w.apiserverPort}`));
     await waitUntil('kube-apiserver', async () => (await cp.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: api });
-    start('kube-controller-manager', controllerManagerArgs(p, false), `127.0.0.1:${PORTS.controllerManager}`);
-    if (wapi) {
-      const wl = Kube.fromFile(p.workloadKubeconfig);
-      await waitUntil('workload kube-apiserver', async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: wapi });
-      start('workload-controller-manager', controllerManagerArgs(p, true), `127.0.0.1:${PORTS.workloadControllerManager}`);
-      start('workload-scheduler', schedulerArgs(p), `127.0.0.1:${PORTS.workloadScheduler}`);
-      writeFileSync(p.kwokConfig, kwokConfig(KWOK_STAGES, opts.modelLoadSeconds ?? DEFAULT_MODEL_LOAD_SECONDS));
-      start('workload-kwok', kwokArgs(p), `127.0.0.1:${PORTS.kwok}`);
+    start('kube-controller-manager', controllerManagerArgs(p), `127.0.0.1:${PORTS.controllerManager}`);
+    if (workload) writeFileSync(p.kwokConfig, kwokConfig(KWOK_STAGES, opts.modelLoadSeconds ?? DEFAULT_MODEL_LOAD_SECONDS));
+    for (const [i, w] of workloads.entries()) {
+      const wl = Kube.fromFile(w.kubeconfig);
+      await waitUntil(`${w.name} kube-apiserver`, async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: wapis[i]! });
+      start(`${w.name}-controller-manager`, controllerManagerArgs(p, w), `127.0.0.1:${w.controllerManagerPort}`);
+      start(`${w.name}-scheduler`, schedulerArgs(w), `127.0.0.1:${w.schedulerPort}`);
+      start(`${w.name}-kwok`, kwokArgs(p, w), `127.0.0.1:${w.kwokPort}`);
     }
-    step('API servers ready');
+    step(`API servers ready (the control plane's and ${workloads.length} workload)`);
 
     for (const ns of ['crossplane-system', 'modelplane-system']) await cp.createIfAbsent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     kubectl(p, ['apply', '--server-side', '--force-conflicts', '-f', CROSSPLANE_CRDS]);
@@ -312,6 +329,8 @@ export function summary(dir: string, state: DevState, seconds: number): string {
     lines.push(
       `A workload API server stands in for an existing cluster: its kubeconfig is Secret ${state.workloadSecret.namespace}/${state.workloadSecret.name}`,
       '(source: Existing, existing.secretRef.name: dev-workload-kubeconfig); Objects there are applied by the real provider-kubernetes.',
+      `${state.workloads ?? 1} workload API server(s) run kube-scheduler, kube-controller-manager and kwok; a simulated cloud cluster (EKS, GKE, AKS, Nebius, Vultr)`,
+      'gets a free one of 1..N-1 as its kubeconfig (dev up --workloads N): modelplane dev --workload[=N] kubectl get pods -A',
     );
   }
   lines.push('Managed resources of the cloud providers and provider-helm are simulated (annotated modelplane.ai/simulated where paused).', '');

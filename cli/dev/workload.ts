@@ -16,7 +16,7 @@ import { apiserverArgs } from './components.js';
 import { Kube } from './kube.js';
 import { runInside } from './lifecycle.js';
 import { startComponent, stopPid, waitUntil } from './processes.js';
-import { alive, devPaths, PORTS, readState, writeState } from './state.js';
+import { alive, devPaths, PORTS, readState, workloadServer, writeState } from './state.js';
 import { REPO_ROOT } from '../functions.js';
 
 const NAME = 'workload-apiserver';
@@ -42,7 +42,7 @@ export async function startWorkload(dir: string, inside: boolean): Promise<numbe
   if (!inside) return runInside(dir, ['dev', '--dir', dir, 'workload', 'start', '--inside']);
   const p = devPaths(dir);
   if (!component || !alive(component.pid)) {
-    const started = startComponent(p.logs, NAME, apiserverArgs(p, true), { listens: `https://127.0.0.1:${PORTS.workloadApiserver}`, cwd: REPO_ROOT });
+    const started = startComponent(p.logs, NAME, apiserverArgs(p, workloadServer(p, 0)), { listens: `https://127.0.0.1:${PORTS.workloadApiserver}`, cwd: REPO_ROOT });
     writeState(dir, { ...state, components: [...state.components.filter((c) => c.name !== NAME), started] });
     const wl = Kube.fromFile(p.workloadKubeconfig);
     await waitUntil('workload kube-apiserver', async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: started });

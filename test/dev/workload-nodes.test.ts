@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { CONTROL_PLANE_CONTROLLERS, controllerManagerArgs, kwokArgs, schedulerArgs, WORKLOAD_CONTROLLERS } from '../../cli/dev/components.js';
+import { apiserverArgs, CONTROL_PLANE_CONTROLLERS, controllerManagerArgs, kwokArgs, schedulerArgs, WORKLOAD_CONTROLLERS } from '../../cli/dev/components.js';
 import { kwokConfig, podStages } from '../../cli/dev/kwok.js';
 import { WORKLOAD_KINDS } from '../../cli/dev/runtime/clusters.js';
 import { workloadNodes } from '../../cli/dev/runtime/nodes.js';
-import { devPaths } from '../../cli/dev/state.js';
-import type { KubeObject } from '../../functions/lib/function.js';
+import { devPaths, workloadServer, workloadServers } from '../../cli/dev/state.js';
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 
 const a16: KubeObject = {
   apiVersion: 'modelplane.ai/v1alpha1',
@@ -64,6 +64,18 @@ describe('workload nodes of an Existing cluster', () => {
       expect(n.metadata?.annotations).toEqual({ 'kwok.x-k8s.io/node': 'fake' });
       expect(n.metadata?.labels?.['modelplane.ai/dev-cluster']).toBe('dev-workload');
     }
+    // GPU nodes carry the label the GPU Operator's feature discovery sets; the others do not.
+    expect(w.nodes.map((n) => n.metadata?.labels?.['nvidia.com/gpu.present'] ?? '-')).toEqual(['-', 'true', 'true', '-']);
+    // An Existing cluster's cloud pre-installs nothing.
+    expect(w.preinstalled).toEqual([]);
+  });
+
+  it('a Vultr cluster given a workload API server: VKE\'s pre-installed GPU Operator validator, a DaemonSet on the GPU nodes', () => {
+    const vultr = workloadNodes({ ...cluster, metadata: { name: 'vultr-demo' }, spec: { cluster: { source: 'Vultr' }, nodePools: [{ name: 'gpu-a16', className: 'a16-1x', nodeCount: 1 }] } }, new Map([['a16-1x', a16]]));
+    expect(vultr.preinstalled.map((o) => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`)).toEqual(['Namespace /gpu-operator', 'DaemonSet gpu-operator/nvidia-operator-validator']);
+    const pod = (vultr.preinstalled[1]!['spec'] as { template: { spec: JsonObject } }).template.spec;
+    expect(pod['nodeSelector']).toEqual({ 'nvidia.com/gpu.present': 'true' });
+    expect(pod['tolerations']).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
   });
 
   it('one ResourceSlice per GPU node: the class DRA devices count times, attributes and capacity verbatim', () => {
@@ -131,14 +143,29 @@ describe('kwok stages', () => {
 describe('the workload cluster runs the real controllers', () => {
   const p = devPaths('/tmp/dev');
   it('kube-controller-manager: every default controller less volumes, cloud and IPAM; the control plane keeps its four', () => {
-    expect(controllerManagerArgs(p, true)).toContain(`--controllers=${WORKLOAD_CONTROLLERS.join(',')}`);
+    expect(controllerManagerArgs(p, workloadServer(p, 0))).toContain(`--controllers=${WORKLOAD_CONTROLLERS.join(',')}`);
     expect(WORKLOAD_CONTROLLERS[0]).toBe('*');
-    expect(controllerManagerArgs(p, false)).toContain(`--controllers=${CONTROL_PLANE_CONTROLLERS.join(',')}`);
+    expect(controllerManagerArgs(p)).toContain(`--controllers=${CONTROL_PLANE_CONTROLLERS.join(',')}`);
   });
 
   it('kube-scheduler and kwok on loopback, kwok managing only the nodes annotated fake', () => {
-    expect(schedulerArgs(p)).toContain('--bind-address=127.0.0.1');
-    expect(kwokArgs(p)).toEqual(expect.arrayContaining(['--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake', '--server-address=127.0.0.1:10247', '--config=/tmp/dev/kwok.yaml']));
+    expect(schedulerArgs(workloadServer(p, 0))).toEqual(expect.arrayContaining(['--bind-address=127.0.0.1', '--secure-port=10259', '--kubeconfig=/tmp/dev/workload-scheduler.kubeconfig']));
+    expect(kwokArgs(p, workloadServer(p, 0))).toEqual(
+      expect.arrayContaining(['--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake', '--server-address=127.0.0.1:10247', '--config=/tmp/dev/kwok.yaml']),
+    );
+  });
+
+  it('workload API servers 1..N-1: their own etcd prefix, ports and kubeconfigs, the shared serving certificate', () => {
+    const w = workloadServer(p, 2);
+    expect(w).toMatchObject({ name: 'workload-2', apiserverPort: 7445, controllerManagerPort: 11006, schedulerPort: 11007, kwokPort: 11008, etcdPrefix: '/workload-2' });
+    expect(apiserverArgs(p, w)).toEqual(
+      expect.arrayContaining(['--etcd-prefix=/workload-2', '--secure-port=7445', '--tls-cert-file=/tmp/dev/pki/workload-apiserver.crt', '--audit-log-path=/tmp/dev/logs/workload-2-apiserver-audit.log']),
+    );
+    expect(apiserverArgs(p, workloadServer(p, 0))).toEqual(expect.arrayContaining(['--etcd-prefix=/workload', '--secure-port=7443']));
+    expect(controllerManagerArgs(p, w)).toEqual(expect.arrayContaining(['--kubeconfig=/tmp/dev/workload-2-kcm.kubeconfig', '--secure-port=11006']));
+    expect(kwokArgs(p, w)).toContain('--server-address=127.0.0.1:11008');
+    expect(workloadServers(p, { netns: 1, components: [], startedAt: '', workloads: 3 }).map((s) => s.name)).toEqual(['workload', 'workload-1', 'workload-2']);
+    expect(workloadServers(p, { netns: 1, components: [], startedAt: '', workloadSecret: { namespace: 'a', name: 'b' } }).map((s) => s.name)).toEqual(['workload']);
   });
 
   it('the runtime no longer writes the status of Deployments, DaemonSets or Jobs there', () => {

@@ -64,9 +64,10 @@ export function modelplane(args: string[], opts: { input?: string; timeoutMs?: n
   return { code: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-/** `kubectl ARGS...` on the control plane (or the workload API server). */
-export function kubectl(args: string[], opts: { input?: string; workload?: boolean } = {}): Run {
-  return modelplane(['dev', ...(opts.workload ? ['--workload'] : []), 'kubectl', ...args], opts);
+/** `kubectl ARGS...` on the control plane (or a workload API server: `true` is workload 0). */
+export function kubectl(args: string[], opts: { input?: string; workload?: boolean | number } = {}): Run {
+  const flag = opts.workload === undefined || opts.workload === false ? [] : opts.workload === true ? ['--workload'] : [`--workload=${opts.workload}`];
+  return modelplane(['dev', ...flag, 'kubectl', ...args], opts);
 }
 
 /** A running `kubectl ... --watch`: every line it printed so far, and how to stop it. */
@@ -112,7 +113,7 @@ export function watchKubectl(args: string[]): Watch {
 }
 
 /** `kubectl ARGS... -o json`, parsed. @throws Error with kubectl's message when it fails. */
-export function kubectlJson<T = Record<string, unknown>>(args: string[], opts: { workload?: boolean } = {}): T {
+export function kubectlJson<T = Record<string, unknown>>(args: string[], opts: { workload?: boolean | number } = {}): T {
   const r = kubectl([...args, '-o', 'json'], opts);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr.trim()}`);
   return JSON.parse(r.stdout) as T;
@@ -127,7 +128,7 @@ export interface Obj {
 }
 
 /** The items of `kubectl get KIND ...`. */
-export function items(args: string[], opts: { workload?: boolean } = {}): Obj[] {
+export function items(args: string[], opts: { workload?: boolean | number } = {}): Obj[] {
   return kubectlJson<{ items: Obj[] }>(['get', ...args], opts).items;
 }
 

@@ -7,18 +7,21 @@
  * - managed.ts: the simulated cloud providers and provider-helm;
  * - clusters.ts: the kubelet, gateway and load-balancer controllers that the
  *   control plane and the workload API server lack;
- * - nodes.ts: the workload cluster's GPU nodes (kwok plays their kubelets)
- *   and the ResourceSlices their DRA driver would publish.
+ * - nodes.ts: the workload clusters' GPU nodes (kwok plays their kubelets)
+ *   and the ResourceSlices their DRA driver would publish;
+ * - handout.ts: which simulated cloud cluster runs on which workload API
+ *   server.
  *
  * Every write is one line on stdout (`logs/runtime.log`), so a settled
  * control plane shows a quiet log. Stops on SIGTERM/SIGINT.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionPorts } from '../../serve.js';
 import { Kube } from '../kube.js';
 import { simulatedGroups } from '../simulated.js';
-import { devPaths, PORTS } from '../state.js';
+import { devPaths, PORTS, readState, workloadServers } from '../state.js';
+import { WorkloadHandout } from './handout.js';
 import { Addresses } from './addresses.js';
 import { CONTROL_PLANE_KINDS, ClusterSimulator, WORKLOAD_KINDS } from './clusters.js';
 import { ManagedSimulator } from './managed.js';
@@ -63,19 +66,24 @@ export async function runRuntime(dir: string, crds: string): Promise<void> {
     log,
   });
   const targets = new Targets(cp);
-  const managed = new ManagedSimulator(cp, { groups: simulatedGroups(), crds, addresses, targets, log });
+  const servers = workloadServers(paths, readState(dir)).filter((w) => existsSync(w.kubeconfig));
+  const handout = new WorkloadHandout(
+    join(dir, 'workload-handout.json'),
+    servers.filter((w) => w.index > 0).map((w) => ({ index: w.index, kubeconfig: readFileSync(w.kubeconfig, 'utf8') })),
+  );
+  const managed = new ManagedSimulator(cp, { groups: simulatedGroups(), crds, addresses, targets, handout, log });
   const clusters = [new ClusterSimulator(cp, { name: 'control-plane', pool: 'control-plane', kinds: CONTROL_PLANE_KINDS, addresses, log })];
-  let nodes: NodePublisher | undefined;
-  if (existsSync(paths.workloadKubeconfig)) {
-    const wl = Kube.fromFile(paths.workloadKubeconfig);
-    clusters.push(new ClusterSimulator(wl, { name: 'workload', pool: 'workload', kinds: WORKLOAD_KINDS, addresses, log }));
-    nodes = new NodePublisher(cp, wl, targets, log);
+  const nodes: NodePublisher[] = [];
+  for (const w of servers) {
+    const wl = Kube.fromFile(w.kubeconfig);
+    clusters.push(new ClusterSimulator(wl, { name: w.name, pool: 'workload', kinds: WORKLOAD_KINDS, addresses, log }));
+    nodes.push(new NodePublisher(cp, wl, targets, log, w.index, handout));
   }
 
   await packages.start();
   await managed.start();
   for (const c of clusters) c.start();
-  nodes?.start();
+  for (const n of nodes) n.start();
   log('dev runtime ready: package runtime, simulated providers, simulated cluster controllers');
 
   await new Promise<void>((resolve) => {
@@ -84,6 +92,6 @@ export async function runRuntime(dir: string, crds: string): Promise<void> {
     process.once('SIGINT', stop);
   });
   clearInterval(gatewayTimer);
-  await Promise.allSettled([packages.stop(), managed.stop(), ...clusters.map((c) => c.stop()), nodes?.stop()]);
+  await Promise.allSettled([packages.stop(), managed.stop(), ...clusters.map((c) => c.stop()), ...nodes.map((n) => n.stop())]);
   process.exit(0);
 }

@@ -3,7 +3,8 @@
  * of a simulated provider (simulated.ts) is written Ready and Synced with the
  * `status.atProvider` our functions read, from the table `modelplane plan`
  * uses (cli/plan/providers.ts `providerStatus`), plus its connection Secret
- * (a cluster's kubeconfig, pointing at a simulated cluster).
+ * (a cluster's kubeconfig, pointing at a simulated cluster, or at a free
+ * workload API server: handout.ts).
  *
  * provider-kubernetes is real. Its Objects that target a simulated cluster
  * (a kubeconfig on `*.plan.modelplane.invalid`) cannot be applied anywhere,
@@ -39,6 +40,12 @@ import { DeviceScheduler } from './device-scheduler.js';
 import { controllerOf, ObjectQueue, objectKey, Pacer } from './queue.js';
 import { SIMULATED_TARGETS, targetKey } from '../admission.js';
 import type { Targets } from './targets.js';
+import { CLUSTER_KUBECONFIG_KINDS, type WorkloadHandout } from './handout.js';
+
+/** `<namespace>/<name>` of a Secret. */
+function secretKey(secret: KubeObject): string {
+  return `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`;
+}
 
 /** The annotation Crossplane's managed reconciler honours to stop acting on a resource. */
 export const PAUSED_ANNOTATION = 'crossplane.io/paused';
@@ -54,6 +61,8 @@ export interface ManagedOptions {
   crds: string;
   addresses: Addresses;
   targets: Targets;
+  /** Workload API servers for simulated clusters' kubeconfigs (handout.ts); none: every cluster simulated. */
+  handout?: WorkloadHandout | undefined;
   log: (line: string) => void;
 }
 
@@ -126,7 +135,10 @@ export class ManagedSimulator {
           apiVersion,
           kind,
           (o) => this.queue.add(o),
-          (o) => this.queue.forget(o),
+          (o) => {
+            this.queue.forget(o);
+            this.release(o);
+          },
         );
         this.informers.set(key, inf);
         return;
@@ -167,10 +179,42 @@ export class ManagedSimulator {
     const key = `${secret.metadata?.namespace}/${secret.metadata?.name} ${mr.metadata.uid}`;
     if (this.secrets.has(key)) return;
     const exists = await this.kube.get('v1', 'Secret', secret.metadata?.name ?? '', secret.metadata?.namespace);
-    if (!exists && (await this.kube.createIfAbsent(secret))) {
-      this.opts.log(`Secret ${secret.metadata?.namespace}/${secret.metadata?.name}: connection details of ${mr.kind} ${mr.metadata.name}`);
+    if (exists) {
+      this.secrets.add(key);
+      return;
+    }
+    const server = this.givesCluster(mr) && this.opts.handout ? this.opts.handout.take(secretKey(secret), await this.inferenceClusterOf(mr)) : undefined;
+    if (server) secret['data'] = { kubeconfig: Buffer.from(server.kubeconfig).toString('base64') };
+    if (await this.kube.createIfAbsent(secret)) {
+      const on = server ? `: a kubeconfig of workload API server ${server.index}` : '';
+      this.opts.log(`Secret ${secret.metadata?.namespace}/${secret.metadata?.name}: connection details of ${mr.kind} ${mr.metadata.name}${on}`);
     }
     this.secrets.add(key);
+  }
+
+  /** Whether `mr` is a simulated cluster whose connection Secret is its kubeconfig (handout.ts). */
+  private givesCluster(mr: KubeObject): boolean {
+    return this.opts.groups.includes(groupOf(mr.apiVersion)) && (CLUSTER_KUBECONFIG_KINDS as readonly string[]).includes(mr.kind);
+  }
+
+  /** The InferenceCluster `mr` was composed for, following controller references up (undefined past a few hops). */
+  private async inferenceClusterOf(mr: KubeObject): Promise<string | undefined> {
+    let obj: KubeObject | undefined = mr;
+    for (let hop = 0; hop < 4 && obj; hop++) {
+      const ref = ((obj.metadata?.['ownerReferences'] ?? []) as { apiVersion: string; kind: string; name: string; controller?: boolean }[]).find((r) => r.controller);
+      if (!ref) return undefined;
+      if (ref.kind === 'InferenceCluster' && ref.apiVersion.startsWith('modelplane.ai/')) return ref.name;
+      obj = await this.kube.get(ref.apiVersion, ref.kind, ref.name, obj.metadata?.namespace);
+    }
+    return undefined;
+  }
+
+  /** A deleted simulated cluster frees its workload API server. */
+  private release(mr: KubeObject): void {
+    const secret = connectionSecret(mr);
+    if (!secret || !this.opts.handout || !this.givesCluster(mr)) return;
+    const index = this.opts.handout.release(secretKey(secret));
+    if (index !== undefined) this.opts.log(`${mr.kind} ${mr.metadata?.namespace ?? ''}/${mr.metadata?.name ?? ''} deleted: workload API server ${index} is free again`);
   }
 
   /** An Object: simulated only when it targets a simulated cluster. */

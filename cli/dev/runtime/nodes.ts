@@ -6,8 +6,9 @@
  * plays the kubelets (kwok.ts); kube-scheduler and kube-controller-manager on
  * that API server are the real ones (docs/workload-clusters.md).
  *
- * For every InferenceCluster whose kubeconfig Secret reaches the workload API
- * server, {@link workloadNodes} gives:
+ * For every InferenceCluster whose kubeconfig reaches a workload API server
+ * (an Existing cluster's Secret, or a simulated cloud cluster's connection
+ * Secret given that server: handout.ts), {@link workloadNodes} gives:
  * - per node pool, `nodeCount` Nodes `<cluster>-<pool>-<i>` annotated
  *   `kwok.x-k8s.io/node: fake` (kwok manages them), labelled
  *   `modelplane.ai/pool`, and on a pool whose class has DRA devices tainted
@@ -36,6 +37,8 @@ import type { InferenceClassDevice } from '../../../functions/lib/generated/infe
 import { GPU_TOLERATION } from '../../../functions/lib/workload.js';
 import type { Kube, KindInformer } from '../kube.js';
 import { KWOK_NODE_ANNOTATION } from '../kwok.js';
+import type { WorkloadHandout } from './handout.js';
+import { cloudPreinstalled, GPU_PRESENT_LABEL } from './preinstalled.js';
 import type { Targets } from './targets.js';
 
 const API = 'modelplane.ai/v1alpha1';
@@ -53,6 +56,8 @@ export interface WorkloadNodes {
   nodes: KubeObject[];
   slices: KubeObject[];
   deviceClasses: KubeObject[];
+  /** What the cluster's cloud pre-installs (preinstalled.ts): applied, never deleted. */
+  preinstalled: KubeObject[];
 }
 
 function classDevices(cls: KubeObject | undefined): ClassDevice[] {
@@ -66,7 +71,14 @@ function node(cluster: string, name: string, pool: string, gpu: boolean): KubeOb
     kind: 'Node',
     metadata: {
       name,
-      labels: { [DEV_NODE_LABEL]: cluster, [POOL_LABEL]: pool, 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', type: 'kwok' },
+      labels: {
+        [DEV_NODE_LABEL]: cluster,
+        [POOL_LABEL]: pool,
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        type: 'kwok',
+        ...(gpu ? { [GPU_PRESENT_LABEL]: 'true' } : {}),
+      },
       annotations: { [KWOK_NODE_ANNOTATION]: 'fake' },
     },
     spec: gpu ? { taints: [{ ...GPU_TAINT }] } : {},
@@ -85,7 +97,7 @@ function driverPart(driver: string): string {
 export function workloadNodes(cluster: KubeObject, classes: ReadonlyMap<string, KubeObject>): WorkloadNodes {
   const clusterName = cluster.metadata?.name ?? '';
   const pools = ((cluster['spec'] as JsonObject | undefined)?.['nodePools'] ?? []) as { name?: string; className?: string; nodeCount?: number }[];
-  const out: WorkloadNodes = { nodes: [node(clusterName, `${clusterName}-system-0`, 'system', false)], slices: [], deviceClasses: [] };
+  const out: WorkloadNodes = { nodes: [node(clusterName, `${clusterName}-system-0`, 'system', false)], slices: [], deviceClasses: [], preinstalled: cloudPreinstalled(cluster) };
   const deviceClasses = new Map<string, string>();
   for (const pool of Array.isArray(pools) ? pools : []) {
     if (!pool?.name) continue;
@@ -126,7 +138,9 @@ export function workloadNodes(cluster: KubeObject, classes: ReadonlyMap<string, 
   return out;
 }
 
-/** Publishes {@link workloadNodes} on the workload API server; see the module comment. */
+const PROVIDER_CONFIG_API = 'kubernetes.m.crossplane.io/v1alpha1';
+
+/** Publishes {@link workloadNodes} on one workload API server; see the module comment. */
 export class NodePublisher {
   private clusters?: KindInformer;
   private classes?: KindInformer;
@@ -137,11 +151,17 @@ export class NodePublisher {
   /** Hash of the last set applied whole. */
   private applied = '';
 
+  /**
+   * @param index this server's index (state.ts workloadServer)
+   * @param handout which simulated cloud clusters were given which server
+   */
   constructor(
     private readonly controlPlane: Kube,
     private readonly workload: Kube,
     private readonly targets: Targets,
     private readonly log: (line: string) => void,
+    private readonly index = 0,
+    private readonly handout?: WorkloadHandout,
   ) {}
 
   /** Starts watching; publishes on every change and every 10 s (a Secret or the workload server that came back). */
@@ -194,17 +214,31 @@ export class NodePublisher {
       });
   }
 
-  /** Whether an InferenceCluster's kubeconfig Secret reaches the workload API server; undefined while its Secret is not readable. */
+  /**
+   * Whether an InferenceCluster's kubeconfig reaches this workload API server:
+   * an Existing cluster's `existing.secretRef`; a simulated cloud cluster
+   * when this server was handed to it (handout.ts), from the moment its
+   * connection Secret is written (its nodes exist before anything reads
+   * them, as a cloud's). Undefined while a Secret is not readable (what was
+   * published for the cluster stays).
+   */
   private async onWorkload(cluster: KubeObject): Promise<boolean | undefined> {
     const c = (cluster['spec'] as JsonObject | undefined)?.['cluster'] as { source?: string; existing?: { secretRef?: { name?: string; key?: string } } } | undefined;
-    const ref = c?.existing?.secretRef;
-    if (c?.source !== 'Existing' || !ref?.name) return false;
-    const target = await this.targets.ofConfig({
-      apiVersion: 'kubernetes.m.crossplane.io/v1alpha1',
-      kind: 'ClusterProviderConfig',
-      metadata: { name: ref.name },
-      spec: { credentials: { source: 'Secret', secretRef: { namespace: SYSTEM_NAMESPACE, name: ref.name, key: ref.key ?? 'kubeconfig' } } },
-    });
+    let pc: KubeObject | undefined;
+    if (c?.source === 'Existing') {
+      const ref = c.existing?.secretRef;
+      if (!ref?.name) return false;
+      pc = {
+        apiVersion: PROVIDER_CONFIG_API,
+        kind: 'ClusterProviderConfig',
+        metadata: { name: ref.name },
+        spec: { credentials: { source: 'Secret', secretRef: { namespace: SYSTEM_NAMESPACE, name: ref.name, key: ref.key ?? 'kubeconfig' } } },
+      };
+    } else {
+      // A simulated cloud cluster: on this server when it was given this one (handout.ts).
+      return this.handout?.serverOf(cluster.metadata?.name ?? '') === this.index;
+    }
+    const target = await this.targets.ofConfig(pc);
     if (target === undefined) return undefined;
     return !target.simulated && target.server === this.workload.serverUrl;
   }
@@ -212,7 +246,7 @@ export class NodePublisher {
   private async publish(): Promise<void> {
     if (!this.clusters || !this.classes) return;
     const classes = new Map((this.classes.list() as KubeObject[]).map((c) => [c.metadata?.name ?? '', c]));
-    const want: WorkloadNodes = { nodes: [], slices: [], deviceClasses: [] };
+    const want: WorkloadNodes = { nodes: [], slices: [], deviceClasses: [], preinstalled: [] };
     const clusters = (this.clusters.list() as KubeObject[]).filter((c) => !c.metadata?.deletionTimestamp);
     /** Clusters whose Secret is not readable now: what was published for them stays. */
     const unknown = new Set<string>();
@@ -224,10 +258,11 @@ export class NodePublisher {
       want.nodes.push(...w.nodes);
       want.slices.push(...w.slices);
       for (const dc of w.deviceClasses) if (!want.deviceClasses.some((x) => x.metadata?.name === dc.metadata?.name)) want.deviceClasses.push(dc);
+      for (const o of w.preinstalled) if (!want.preinstalled.some((x) => x.kind === o.kind && x.metadata?.name === o.metadata?.name)) want.preinstalled.push(o);
     }
     const hash = createHash('sha256').update(JSON.stringify([want, [...unknown]])).digest('hex');
     if (hash === this.applied) return;
-    for (const o of [...want.deviceClasses, ...want.nodes, ...want.slices]) await this.workload.apply(o, FIELD_MANAGER);
+    for (const o of [...want.preinstalled, ...want.deviceClasses, ...want.nodes, ...want.slices]) await this.workload.apply(o, FIELD_MANAGER);
     // What we made before and is no longer wanted: slices first, then their nodes.
     for (const [apiVersion, kind, wanted] of [
       ['resource.k8s.io/v1', 'ResourceSlice', want.slices],
