@@ -82,27 +82,38 @@ export interface Watch {
 /**
  * `kubectl ARGS...` (a `--watch`) on the control plane, in the background:
  * unlike polling, it sees every version of the object, so a state that lasts
- * one reconcile is not missed.
+ * one reconcile is not missed. A watch the server or kubectl ends is started
+ * again (as every Kubernetes client re-watches), each end noted in `errors`;
+ * a new watch first lists the object's current version again.
  */
 export function watchKubectl(args: string[]): Watch {
   const [cmd, ...rest] = kubectlArgv(E2E_DIR, args);
-  const child = spawn(cmd!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
   const errors: string[] = [];
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => errors.push(chunk.trim()));
-  child.on('exit', (code, signal) => errors.push(`kubectl exited (${code ?? signal})`));
-  let partial = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    lines.push(...parts.filter((l) => l.length > 0));
-  });
+  let stopped = false;
+  let child: ReturnType<typeof spawn>;
+  const run = () => {
+    child = spawn(cmd!, rest, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => errors.push(chunk.trim()));
+    let partial = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      lines.push(...parts.filter((l) => l.length > 0));
+    });
+    child.on('exit', (code, signal) => {
+      errors.push(`kubectl exited (${code ?? signal})`);
+      if (!stopped && errors.length < 200) setTimeout(run, 200);
+    });
+  };
+  run();
   return {
     lines,
     errors,
     stop: () => {
+      stopped = true;
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
       } catch {
