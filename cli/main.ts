@@ -188,7 +188,7 @@ const dev = program
   .command('dev')
   .description('a real control plane on this machine (kube-apiserver, etcd, Crossplane core), no cloud needed')
   .option('--dir <dir>', 'where it keeps its state (default .cache/dev, or $MODELPLANE_DEV_DIR)')
-  .option('--workload[=N]', 'with kubectl: workload API server N (default 0: the cluster an Existing InferenceCluster can point at)');
+  .option('--workload [n]', 'with kubectl (as --workload or --workload=N): workload API server N (default 0: the cluster an Existing InferenceCluster can point at)');
 const devDirOf = async (cmd: Command) => (await lazy.state()).devDir((cmd.optsWithGlobals() as { dir?: string }).dir);
 
 dev

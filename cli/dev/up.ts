@@ -125,7 +125,7 @@ async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
       continue;
     }
     const server = `https://127.0.0.1:${w.apiserverPort}`;
-    const name = i === 0 ? 'dev-workload' : `dev-${w.name}`;
+    const name = `dev-${w.name}`;
     writeFileSync(w.kubeconfig, kubeconfig({ name, server, ca: pki.caCrt, cert: admin, embed: true }));
     writeFileSync(w.controllerManagerKubeconfig, kubeconfig({ name, server, ca: pki.caCrt, cert: kcm, embed: false }));
     for (const [file, cn] of [

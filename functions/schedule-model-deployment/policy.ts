@@ -72,14 +72,27 @@ function labelsMatch(want: Record<string, string> | undefined, have: Record<stri
   return true;
 }
 
+/**
+ * The first tier whose cluster labels `cluster` matches (`labelled[t]`, one
+ * entry per tier) and whose capacity types admit `pool`, or undefined.
+ */
+function firstTier(policy: PlacementPolicy, labelled: readonly boolean[], pool: Pool): number | undefined {
+  for (let t = 0; t < policy.tiers.length; t++) {
+    const types = policy.tiers[t]!.capacityTypes;
+    if (labelled[t] && (types === undefined || types.includes(pool.capacityType))) return t;
+  }
+  return undefined;
+}
+
+/** Whether `cluster` matches each tier's cluster labels, in tier order. */
+function labelledTiers(policy: PlacementPolicy, cluster: FleetCluster): boolean[] {
+  return policy.tiers.map((tier) => labelsMatch(tier.clusterLabels, cluster.labels));
+}
+
 /** The tier index `pool` of `cluster` is in, or undefined when in none. */
 export function poolTier(policy: PlacementPolicy, cluster: FleetCluster, pool: Pool): number | undefined {
   if (policy.tiers.length === 0) return 0;
-  for (let t = 0; t < policy.tiers.length; t++) {
-    const tier = policy.tiers[t]!;
-    if (labelsMatch(tier.clusterLabels, cluster.labels) && (tier.capacityTypes === undefined || tier.capacityTypes.includes(pool.capacityType))) return t;
-  }
-  return undefined;
+  return firstTier(policy, labelledTiers(policy, cluster), pool);
 }
 
 /**
@@ -89,14 +102,8 @@ export function poolTier(policy: PlacementPolicy, cluster: FleetCluster, pool: P
  */
 export function poolTiers(policy: PlacementPolicy, cluster: FleetCluster): (number | undefined)[] {
   if (policy.tiers.length === 0) return cluster.pools.map(() => 0);
-  const labelled = policy.tiers.map((tier) => labelsMatch(tier.clusterLabels, cluster.labels));
-  return cluster.pools.map((pool) => {
-    for (let t = 0; t < policy.tiers.length; t++) {
-      const types = policy.tiers[t]!.capacityTypes;
-      if (labelled[t] && (types === undefined || types.includes(pool.capacityType))) return t;
-    }
-    return undefined;
-  });
+  const labelled = labelledTiers(policy, cluster);
+  return cluster.pools.map((pool) => firstTier(policy, labelled, pool));
 }
 
 /** The tier of a replica on `cluster` using `pools` (names): the worst of its pools', undefined when one is in none or unknown. */

@@ -43,15 +43,18 @@ interface Given {
 export class WorkloadHandout {
   /** What each connection Secret `<namespace>/<name>` was given. */
   private readonly held: Record<string, Given>;
+  /** By index. */
+  private readonly servers: readonly HandoutServer[];
 
   /**
    * @param file where the hand-out is kept
-   * @param servers the workload API servers that may be given (1..N-1)
+   * @param servers the workload API servers (0 is never given)
    */
   constructor(
     private readonly file: string,
-    private readonly servers: readonly HandoutServer[],
+    servers: readonly HandoutServer[],
   ) {
+    this.servers = [...servers].sort((a, b) => a.index - b.index);
     this.held = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Given>) : {};
   }
 
@@ -64,18 +67,13 @@ export class WorkloadHandout {
     const known = this.held[key];
     if (known !== undefined) return this.servers.find((s) => s.index === known.index);
     const taken = new Set(Object.values(this.held).map((g) => g.index));
-    for (const s of [...this.servers].sort((a, b) => a.index - b.index)) {
+    for (const s of this.servers) {
       if (s.index === 0 || taken.has(s.index)) continue;
       this.held[key] = cluster === undefined ? { index: s.index } : { index: s.index, cluster };
       this.save();
       return s;
     }
     return undefined;
-  }
-
-  /** The server connection Secret `key` holds, if any (without giving one). */
-  holder(key: string): number | undefined {
-    return this.held[key]?.index;
   }
 
   /** The server InferenceCluster `cluster` was given, if any. */

@@ -69,7 +69,7 @@ export async function runRuntime(dir: string, crds: string): Promise<void> {
   const servers = workloadServers(paths, readState(dir)).filter((w) => existsSync(w.kubeconfig));
   const handout = new WorkloadHandout(
     join(dir, 'workload-handout.json'),
-    servers.filter((w) => w.index > 0).map((w) => ({ index: w.index, kubeconfig: readFileSync(w.kubeconfig, 'utf8') })),
+    servers.map((w) => ({ index: w.index, kubeconfig: readFileSync(w.kubeconfig, 'utf8') })),
   );
   const managed = new ManagedSimulator(cp, { groups: simulatedGroups(), crds, addresses, targets, handout, log });
   const clusters = [new ClusterSimulator(cp, { name: 'control-plane', pool: 'control-plane', kinds: CONTROL_PLANE_KINDS, addresses, log })];

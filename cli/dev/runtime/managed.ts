@@ -176,7 +176,7 @@ export class ManagedSimulator {
   private async ensureConnectionSecret(mr: KubeObject): Promise<void> {
     const secret = connectionSecret(mr);
     if (!secret || !mr.metadata?.uid || mr.metadata.deletionTimestamp) return;
-    const key = `${secret.metadata?.namespace}/${secret.metadata?.name} ${mr.metadata.uid}`;
+    const key = `${secretKey(secret)} ${mr.metadata.uid}`;
     if (this.secrets.has(key)) return;
     const exists = await this.kube.get('v1', 'Secret', secret.metadata?.name ?? '', secret.metadata?.namespace);
     if (exists) {

@@ -138,8 +138,6 @@ export function workloadNodes(cluster: KubeObject, classes: ReadonlyMap<string, 
   return out;
 }
 
-const PROVIDER_CONFIG_API = 'kubernetes.m.crossplane.io/v1alpha1';
-
 /** Publishes {@link workloadNodes} on one workload API server; see the module comment. */
 export class NodePublisher {
   private clusters?: KindInformer;
@@ -224,21 +222,16 @@ export class NodePublisher {
    */
   private async onWorkload(cluster: KubeObject): Promise<boolean | undefined> {
     const c = (cluster['spec'] as JsonObject | undefined)?.['cluster'] as { source?: string; existing?: { secretRef?: { name?: string; key?: string } } } | undefined;
-    let pc: KubeObject | undefined;
-    if (c?.source === 'Existing') {
-      const ref = c.existing?.secretRef;
-      if (!ref?.name) return false;
-      pc = {
-        apiVersion: PROVIDER_CONFIG_API,
-        kind: 'ClusterProviderConfig',
-        metadata: { name: ref.name },
-        spec: { credentials: { source: 'Secret', secretRef: { namespace: SYSTEM_NAMESPACE, name: ref.name, key: ref.key ?? 'kubeconfig' } } },
-      };
-    } else {
-      // A simulated cloud cluster: on this server when it was given this one (handout.ts).
-      return this.handout?.serverOf(cluster.metadata?.name ?? '') === this.index;
-    }
-    const target = await this.targets.ofConfig(pc);
+    // A simulated cloud cluster: on this server when it was given this one (handout.ts).
+    if (c?.source !== 'Existing') return this.handout?.serverOf(cluster.metadata?.name ?? '') === this.index;
+    const ref = c.existing?.secretRef;
+    if (!ref?.name) return false;
+    const target = await this.targets.ofConfig({
+      apiVersion: 'kubernetes.m.crossplane.io/v1alpha1',
+      kind: 'ClusterProviderConfig',
+      metadata: { name: ref.name },
+      spec: { credentials: { source: 'Secret', secretRef: { namespace: SYSTEM_NAMESPACE, name: ref.name, key: ref.key ?? 'kubeconfig' } } },
+    });
     if (target === undefined) return undefined;
     return !target.simulated && target.server === this.workload.serverUrl;
   }
