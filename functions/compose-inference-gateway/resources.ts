@@ -10,7 +10,7 @@
  * `test/platform/vendored-crds.test.ts` keeps equal to `shared/crds/`.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
-import { clusterUsage, HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
+import { HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import bundle from './gateway-api-crds.json' with { type: 'json' };
 
@@ -155,9 +155,15 @@ export function pcUsage(release: string): KubeObject {
   });
 }
 
-/** `usage-gateway-class-by-traefik`: the GatewayClass outlives Traefik (cluster-scoped, so a ClusterUsage). */
+/**
+ * `usage-gateway-class-by-traefik`: the GatewayClass outlives Traefik. A
+ * namespaced Usage beside the Release: its `by` is namespaced, which a
+ * ClusterUsage cannot select (core: "an empty namespace may not be set when
+ * a resource name is provided"), and a Usage's `of` may be cluster-scoped.
+ */
 export function gatewayClassUsage(): KubeObject {
-  return clusterUsage({
+  return usage({
+    namespace: SYSTEM_NAMESPACE,
     of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', resourceRef: { name: GATEWAY_CLASS } },
     by: byRelease('traefik'),
     replayDeletion: true,

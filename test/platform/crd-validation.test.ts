@@ -111,7 +111,6 @@ describe('composed objects validate against their real CRDs', () => {
       'metallb.io/v1beta1/IPAddressPool',
       'metallb.io/v1beta1/L2Advertisement',
       'policy/v1/PodDisruptionBudget',
-      'protection.crossplane.io/v1beta1/ClusterUsage',
       'protection.crossplane.io/v1beta1/Usage',
       'v1/Namespace',
       'v1/Service',

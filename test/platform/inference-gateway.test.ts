@@ -100,7 +100,8 @@ const traefikUsages = (): Record<string, DesiredResource> => ({
   'usage-gateway-class-by-traefik': {
     resource: {
       apiVersion: 'protection.crossplane.io/v1beta1',
-      kind: 'ClusterUsage',
+      kind: 'Usage',
+      metadata: { namespace: NS },
       spec: {
         of: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', resourceRef: { name: 'traefik' } },
         by: byRelease('traefik'),
