@@ -18,6 +18,15 @@
  *   member's own metadata (omitted when empty).
  * - The cache is mounted on both templates; `--model=/mnt/models` is added to
  *   the leader only.
+ * - Each pod of a group that claims devices is on its own node, as the fleet
+ *   scheduler's ledger charges it (a whole node per gang pod,
+ *   docs/workload-clusters.md#a-gangs-pods-one-per-node): its template carries label
+ *   `modelplane.ai/gang-devices: "true"` and a required pod anti-affinity on
+ *   `kubernetes.io/hostname` against the pods so labelled of its own group
+ *   (`matchLabelKeys: [leaderworkerset.sigs.k8s.io/group-key]`, the key the
+ *   LeaderWorkerSet pod webhook sets). Without it kube-scheduler packs a
+ *   group's pods onto one node when its devices suffice. A claimless member
+ *   gets neither.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
@@ -39,6 +48,27 @@ import {
 } from './pod.js';
 import { ENGINE_PORT, type Engine, LWS_ROLE_LABEL, type Member, REMOTE_NAMESPACE, type Replica, roleOf, SERVING_LABEL } from './types.js';
 
+/** Label of the gang pods that claim devices (each on its own node). */
+export const GANG_DEVICES_LABEL = 'modelplane.ai/gang-devices';
+
+/** LeaderWorkerSet's label with a value unique to each group (set on every pod by its pod webhook). */
+export const LWS_GROUP_KEY_LABEL = 'leaderworkerset.sigs.k8s.io/group-key';
+
+/** The required anti-affinity that keeps a group's device-claiming pods on distinct nodes. */
+function ownNode(): JsonObject {
+  return {
+    podAntiAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        {
+          labelSelector: { matchLabels: { [GANG_DEVICES_LABEL]: 'true' } },
+          matchLabelKeys: [LWS_GROUP_KEY_LABEL],
+          topologyKey: 'kubernetes.io/hostname',
+        },
+      ],
+    },
+  };
+}
+
 /** The env aliases every gang pod gets first, in this order. */
 export const GANG_ENV = [
   { name: 'MODELPLANE_LEADER_ADDRESS', value: '$(LWS_LEADER_ADDRESS)' },
@@ -59,6 +89,7 @@ function podSpec(replica: Replica, engine: Engine, m: Member, leader: boolean, l
     withHealth(container, ENGINE_PORT, lc);
   }
   const spec = memberPodSpec(replica, engine, m, container);
+  if (claims(m)) spec['affinity'] = ownNode();
   withDrain(spec, lc);
   return spec;
 }
@@ -72,14 +103,16 @@ export function lwsWorkload(replica: Replica, engine: Engine, lc: Lifecycle): Wo
   const worker = engine.members.find((m) => roleOf(m) === 'Worker');
   const name = childName(replica.name, engine.name);
 
+  const gangDevices = (m: Member) => (claims(m) ? { [GANG_DEVICES_LABEL]: 'true' } : {});
   const leaderMeta = podMetadata(leader.template.metadata, {
     [SERVING_LABEL]: replica.name,
     [LWS_ROLE_LABEL]: 'leader',
+    ...gangDevices(leader),
   });
   const leaderTemplate = podTemplate(leaderMeta, podSpec(replica, engine, leader, true, lc));
   const lwt: JsonObject = { size: 1 + (worker?.worker?.nodes ?? 1), leaderTemplate };
   if (worker) {
-    const workerMeta = podMetadata(worker.template.metadata, {});
+    const workerMeta = podMetadata(worker.template.metadata, gangDevices(worker));
     lwt['workerTemplate'] = podTemplate(workerMeta, podSpec(replica, engine, worker, false, lc));
   }
   const manifest: KubeObject = {

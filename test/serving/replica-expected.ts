@@ -191,6 +191,8 @@ export function leaderWorkerSet(o: {
   workerMeta?: JsonObject;
   copies?: number;
 }): KubeObject {
+  const [leaderMeta, leader] = ownNode(o.leaderMeta, o.leader);
+  const [workerMeta, worker] = ownNode(o.workerMeta, o.worker);
   return {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
     kind: 'LeaderWorkerSet',
@@ -199,11 +201,31 @@ export function leaderWorkerSet(o: {
       replicas: o.copies ?? 1,
       leaderWorkerTemplate: {
         size: o.size,
-        leaderTemplate: { metadata: o.leaderMeta, spec: o.leader },
-        workerTemplate: { ...(o.workerMeta ? { metadata: o.workerMeta } : {}), spec: o.worker },
+        leaderTemplate: { metadata: leaderMeta, spec: leader },
+        workerTemplate: { ...(workerMeta ? { metadata: workerMeta } : {}), spec: worker },
       },
     },
   };
+}
+
+/** The anti-affinity a gang pod that claims devices gets: no other such pod of its group on its node. */
+export const GANG_OWN_NODE = {
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      {
+        labelSelector: { matchLabels: { 'modelplane.ai/gang-devices': 'true' } },
+        matchLabelKeys: ['leaderworkerset.sigs.k8s.io/group-key'],
+        topologyKey: 'kubernetes.io/hostname',
+      },
+    ],
+  },
+};
+
+/** A gang template as composed: a claiming one labelled `modelplane.ai/gang-devices` with {@link GANG_OWN_NODE}; a claimless one as given. */
+function ownNode(meta: JsonObject | undefined, spec: JsonObject): [JsonObject | undefined, JsonObject] {
+  if (!spec['resourceClaims']) return [meta, spec];
+  const labels = { ...((meta?.['labels'] as JsonObject | undefined) ?? {}), 'modelplane.ai/gang-devices': 'true' };
+  return [{ ...(meta ?? {}), labels }, { ...spec, affinity: GANG_OWN_NODE }];
 }
 
 const producer = (b: number) => `- type: approx-prefix-cache-producer
