@@ -5,6 +5,7 @@
 #   kube-apiserver, kube-controller-manager,
 #   kube-scheduler, kubectl                            k8s.io/kubernetes      tools/kube/go.mod
 #   kwok (and kwok's node stages, into .cache/kwok/)   sigs.k8s.io/kwok       tools/kwok/go.mod
+#   lws-controller (and its CRD, into .cache/lws/)     sigs.k8s.io/lws        tools/lws/go.mod
 #   etcd                                               go.etcd.io/etcd/server tools/etcd/go.mod
 #   registry                                           OCI registry (TLS)     tools/registry/go.mod
 #   provider-kubernetes                                crossplane-contrib     tools/provider-kubernetes/go.mod
@@ -12,7 +13,7 @@
 #
 # Each group is a no-op when current (stamp on its go.mod/go.sum, its sources, this
 # script and the Go version). Crossplane core itself is scripts/crossplane-build.sh.
-# Usage: scripts/kube-build.sh [--force] [GROUP...]   (GROUP: kube kwok etcd registry provider-kubernetes)
+# Usage: scripts/kube-build.sh [--force] [GROUP...]   (GROUP: kube kwok lws etcd registry provider-kubernetes)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,11 +29,11 @@ groups=()
 for a in "$@"; do
   case "$a" in
     --force) force=1 ;;
-    kube | kwok | etcd | registry | provider-kubernetes) groups+=("$a") ;;
-    *) echo "kube:build: unknown argument '$a' (groups: kube kwok etcd registry provider-kubernetes)" >&2; exit 2 ;;
+    kube | kwok | lws | etcd | registry | provider-kubernetes) groups+=("$a") ;;
+    *) echo "kube:build: unknown argument '$a' (groups: kube kwok lws etcd registry provider-kubernetes)" >&2; exit 2 ;;
   esac
 done
-[[ ${#groups[@]} == 0 ]] && groups=(kube kwok etcd registry provider-kubernetes)
+[[ ${#groups[@]} == 0 ]] && groups=(kube kwok lws etcd registry provider-kubernetes)
 
 bin="$root/.cache/bin"
 mkdir -p "$bin"
@@ -82,6 +83,19 @@ build_group() {
   echo "kube:build: $name built in $((SECONDS - t0))s"
 }
 
+# module_files <tool dir> <module> <out dir> <file>...: files of the module pinned in <tool dir>'s
+# go.mod, copied flat into <out dir> (emptied first) with the module's version in <out dir>/version.
+module_files() {
+  local tool="$1" module="$2" out="$3"
+  shift 3
+  local dir f
+  dir="$(cd "$tool" && go list -m -f '{{.Dir}}' "$module")"
+  rm -rf "$out" && mkdir -p "$out"
+  for f in "$@"; do cp "$dir/$f" "$out/"; done
+  chmod -R u+w "$out"
+  (cd "$tool" && go list -m -f '{{.Version}}' "$module") >"$out/version"
+}
+
 kube_version="$(cd tools/kube && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 kube_minor="$(echo "$kube_version" | cut -d. -f2)"
 kv=""
@@ -100,16 +114,17 @@ for g in "${groups[@]}"; do
         "kubectl=k8s.io/kubernetes/cmd/kubectl$kv"
       ;;
     kwok)
-      kwok_module=sigs.k8s.io/kwok
-      build_group kwok tools/kwok 6 "kwok=$kwok_module/cmd/kwok"
+      build_group kwok tools/kwok 6 "kwok=sigs.k8s.io/kwok/cmd/kwok"
       # kwok's own node stages (initialize, heartbeat with a lease), which `modelplane dev up`
       # loads beside our pod stages (cli/dev/kwok.ts).
-      kwok_dir="$(cd tools/kwok && go list -m -f '{{.Dir}}' "$kwok_module")"
-      kwok_out="$root/.cache/kwok"
-      rm -rf "$kwok_out" && mkdir -p "$kwok_out"
-      cp "$kwok_dir/kustomize/stage/node/fast/node-initialize.yaml" \
-        "$kwok_dir/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" "$kwok_out/"
-      (cd tools/kwok && go list -m -f '{{.Version}}' "$kwok_module") >"$kwok_out/version"
+      module_files tools/kwok sigs.k8s.io/kwok "$root/.cache/kwok" \
+        kustomize/stage/node/fast/node-initialize.yaml \
+        kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml
+      ;;
+    lws)
+      build_group lws tools/lws 6 "lws-controller=sigs.k8s.io/lws/cmd"
+      # Its CRD as the module ships it (the chart installs the same), for `modelplane dev up` (cli/dev/lws.ts).
+      module_files tools/lws sigs.k8s.io/lws "$root/.cache/lws" config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml
       ;;
     etcd)
       build_group etcd tools/etcd 5 "etcd=go.etcd.io/etcd/server/v3"

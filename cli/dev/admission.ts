@@ -69,3 +69,35 @@ export function admissionObjects(): KubeObject[] {
     },
   ];
 }
+
+/**
+ * Crossplane core's Usage webhook, as its Helm chart installs it
+ * (`crossplane-no-usages`, from core's `cluster/webhookconfigurations/usage.yaml`),
+ * but reached by URL on loopback instead of through a Service: the dev
+ * control plane has no Service network. It refuses to delete any object
+ * labelled `crossplane.io/in-use: "true"` while a Usage holds it.
+ *
+ * @param port the port core's webhook server listens on (127.0.0.1)
+ * @param caBundle the dev CA's certificate, PEM, which signed core's server certificate
+ */
+export function coreWebhookConfiguration(port: number, caBundle: string): KubeObject {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'crossplane-no-usages' },
+    webhooks: [
+      {
+        name: 'nousages.protection.crossplane.io',
+        admissionReviewVersions: ['v1'],
+        clientConfig: {
+          url: `https://127.0.0.1:${port}/validate-no-usages`,
+          caBundle: Buffer.from(caBundle).toString('base64'),
+        },
+        failurePolicy: 'Fail',
+        objectSelector: { matchLabels: { 'crossplane.io/in-use': 'true' } },
+        rules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['DELETE'], resources: ['*'] }],
+        sideEffects: 'None',
+      },
+    ],
+  };
+}

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../functions.js';
 import { FUNCTION_NODE_FLAGS } from '../node-flags.js';
+import { LWS_CRD } from './lws.js';
 import { type DevPaths, PORTS, type WorkloadServer } from './state.js';
 
 /** Where the Go-built binaries are. */
@@ -24,12 +25,13 @@ export const KWOK_STAGES = join(REPO_ROOT, '.cache', 'kwok');
 
 /** Binaries (and copied folders) a control plane needs; the build script of each. */
 export const REQUIRED: readonly { path: string; script: string }[] = [
-  ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok', 'registry', 'provider-kubernetes'].map((b) => ({
+  ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kwok', 'lws-controller', 'registry', 'provider-kubernetes'].map((b) => ({
     path: join(BIN, b),
     script: 'scripts/kube-build.sh',
   })),
   { path: join(PROVIDER_KUBERNETES_PACKAGE, 'version'), script: 'scripts/kube-build.sh' },
   { path: join(KWOK_STAGES, 'version'), script: 'scripts/kube-build.sh' },
+  { path: LWS_CRD, script: 'scripts/kube-build.sh' },
   ...['crossplane-core', 'crossplane'].map((b) => ({ path: join(BIN, b), script: 'scripts/crossplane-build.sh' })),
   { path: CROSSPLANE_CRDS, script: 'scripts/crossplane-build.sh' },
 ];
@@ -189,6 +191,15 @@ export function kwokArgs(p: DevPaths, workload: WorkloadServer): string[] {
   ];
 }
 
+/**
+ * The LeaderWorkerSet controller of workload API server `w` (lws.ts), with
+ * its configuration file; it reaches the server with the controller
+ * manager's credentials (`KUBECONFIG`, set by `dev up`).
+ */
+export function lwsArgs(w: WorkloadServer): string[] {
+  return [bin('lws-controller'), `--config=${w.lwsConfig}`];
+}
+
 /** The OCI registry packages are pushed to and pulled from. */
 export function registryArgs(p: DevPaths): string[] {
   return [
@@ -231,13 +242,20 @@ export const CIRCUIT_BREAKER_BURST = 5000;
  * each XR's composed resources and every resource its functions require, and
  * re-runs the XR on a change; a function's response TTL (60 s in ours) is
  * then its requeue interval, a backstop (tools/crossplane/README.md).
+ *
+ * Its webhook server is on, as in a Helm install: core's Usage controllers
+ * run only with it, and its `/validate-no-usages` webhook is what refuses to
+ * delete an object a Usage holds (a ProviderConfig while its Objects still
+ * exist, docs/workload-clusters.md). It serves on 127.0.0.1 with the dev
+ * CA's certificate; `coreWebhookConfiguration` points the API server at it.
  */
 export function coreArgs(p: DevPaths): string[] {
   return [
     bin('crossplane-core'),
     'core',
     'start',
-    '--enable-webhooks=false',
+    `--webhook-port=${PORTS.coreWebhook}`,
+    `--tls-server-certs-dir=${p.coreServerCerts}`,
     '--enable-realtime-compositions',
     ...(process.env['MODELPLANE_DEV_CORE_DEBUG'] ? ['--debug'] : []),
     `--circuit-breaker-burst=${CIRCUIT_BREAKER_BURST}`,

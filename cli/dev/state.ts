@@ -28,6 +28,11 @@ export const PORTS = {
    * extraWorkloads + 3i, + 3i + 1, + 3i + 2.
    */
   extraWorkloads: 11000,
+  /**
+   * The LeaderWorkerSet controller of workload API server i: its webhook
+   * server at lws + 2i, its health probes at lws + 2i + 1.
+   */
+  lws: 12000,
   registry: 5000,
   /** First function; the others follow in folder order. */
   functions: 9443,
@@ -35,6 +40,8 @@ export const PORTS = {
   coreMetrics: 8080,
   coreHealth: 8081,
   providerKubernetesWebhook: 9600,
+  /** Crossplane core's webhook server (its Usage protection; core's default 9443 is our first function's). */
+  coreWebhook: 9610,
   providerKubernetesMetrics: 8090,
   providerKubernetesHealth: 8091,
 } as const;
@@ -86,6 +93,10 @@ export interface WorkloadServer {
   controllerManagerKubeconfig: string;
   schedulerKubeconfig: string;
   kwokKubeconfig: string;
+  /** Its LeaderWorkerSet controller's webhook and health ports, and its configuration file (components.ts lwsConfig). */
+  lwsWebhookPort: number;
+  lwsHealthPort: number;
+  lwsConfig: string;
 }
 
 /** Workload API server `index` of the control plane at `p` (ports inside its network namespace). */
@@ -103,6 +114,7 @@ export function workloadServer(p: DevPaths, index: number): WorkloadServer {
       controllerManagerKubeconfig: p.workloadControllerManagerKubeconfig,
       schedulerKubeconfig: p.workloadSchedulerKubeconfig,
       kwokKubeconfig: p.workloadKwokKubeconfig,
+      ...lwsOf(p, index, 'workload'),
     };
   }
   const name = `workload-${index}`;
@@ -118,7 +130,12 @@ export function workloadServer(p: DevPaths, index: number): WorkloadServer {
     controllerManagerKubeconfig: join(p.dir, `${name}-kcm.kubeconfig`),
     schedulerKubeconfig: join(p.dir, `${name}-scheduler.kubeconfig`),
     kwokKubeconfig: join(p.dir, `${name}-kwok.kubeconfig`),
+    ...lwsOf(p, index, name),
   };
+}
+
+function lwsOf(p: DevPaths, index: number, name: string): Pick<WorkloadServer, 'lwsWebhookPort' | 'lwsHealthPort' | 'lwsConfig'> {
+  return { lwsWebhookPort: PORTS.lws + 2 * index, lwsHealthPort: PORTS.lws + 2 * index + 1, lwsConfig: join(p.dir, `${name}-lws.yaml`) };
 }
 
 /** The workload API servers a control plane runs, by its state (none before `dev up` recorded them). */
@@ -158,9 +175,13 @@ export function devPaths(dir: string) {
     kwokConfig: join(dir, 'kwok.yaml'),
     /** Crossplane core's client certificate directory (ca.crt, tls.crt, tls.key). */
     coreClientCerts: join(dir, 'core-client-certs'),
+    /** Crossplane core's webhook server certificate directory (tls.crt, tls.key for 127.0.0.1). */
+    coreServerCerts: join(dir, 'core-server-certs'),
     /** Our functions' server certificate directory (ca.crt, tls.crt, tls.key). */
     functionCerts: join(dir, 'function-certs'),
     providerKubernetesCerts: join(dir, 'provider-kubernetes-certs'),
+    /** The webhook servers' certificate directory on the workload API servers (the LeaderWorkerSet controllers'; tls.crt, tls.key for 127.0.0.1). */
+    workloadWebhookCerts: join(dir, 'workload-webhook-certs'),
   };
 }
 

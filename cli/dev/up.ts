@@ -20,6 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { functionFolders, REPO_ROOT } from '../functions.js';
 import { UserError } from '../load.js';
@@ -39,10 +40,12 @@ import {
   BIN,
   KWOK_STAGES,
   kwokArgs,
+  lwsArgs,
   schedulerArgs,
 } from './components.js';
 import { DEFAULT_MODEL_LOAD_SECONDS, kwokConfig } from './kwok.js';
-import { admissionObjects } from './admission.js';
+import { LWS_CRD, lwsConfig, lwsWebhookConfigurations } from './lws.js';
+import { admissionObjects, coreWebhookConfiguration } from './admission.js';
 import { installObjects, waitInstalled } from './install.js';
 import { Kube } from './kube.js';
 import { buildAndPush, writePackageFolders } from './packages.js';
@@ -105,6 +108,7 @@ async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
   await pki.leaf({ name: 'registry', cn: 'registry', ...local });
   const fn = await pki.leaf({ name: 'functions', cn: 'modelplane-functions', ...local });
   const core = await pki.leaf({ name: 'core', cn: 'crossplane' });
+  const coreWebhook = await pki.leaf({ name: 'core-webhook', cn: 'crossplane-webhook', ...local });
   const webhook = await pki.leaf({ name: 'provider-kubernetes', cn: 'provider-kubernetes', ...local });
   const cp = `https://127.0.0.1:${PORTS.apiserver}`;
   writeFileSync(p.kubeconfig, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert: admin, embed: false }));
@@ -118,6 +122,7 @@ async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
     writeFileSync(file, kubeconfig({ name: 'modelplane-dev', server: cp, ca: pki.caCrt, cert, embed: false }));
   }
   if (workloads > 0) await pki.leaf({ name: 'workload-apiserver', cn: 'kube-apiserver', ...local });
+  const workloadWebhooks = await pki.leaf({ name: 'workload-webhooks', cn: 'workload-webhooks', ...local });
   for (let i = 0; i < MAX_WORKLOADS; i++) {
     const w = workloadServer(p, i);
     if (i >= workloads) {
@@ -143,6 +148,8 @@ async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
     writeFileSync(join(dir, 'tls.key'), readFileSync(files.key), { mode: 0o600 });
   };
   certDir(p.coreClientCerts, core);
+  certDir(p.coreServerCerts, coreWebhook);
+  certDir(p.workloadWebhookCerts, workloadWebhooks);
   certDir(p.functionCerts, fn);
   certDir(p.providerKubernetesCerts, webhook);
   writeFileSync(join(p.dir, 'audit-policy.yaml'), AUDIT_POLICY);
@@ -229,6 +236,11 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       start(`${w.name}-controller-manager`, controllerManagerArgs(p, w), `127.0.0.1:${w.controllerManagerPort}`);
       start(`${w.name}-scheduler`, schedulerArgs(w), `127.0.0.1:${w.schedulerPort}`);
       start(`${w.name}-kwok`, kwokArgs(p, w), `127.0.0.1:${w.kwokPort}`);
+      // The LeaderWorkerSet controller, after its CRD and with its webhooks (lws.ts).
+      await wl.apply(parse(readFileSync(LWS_CRD, 'utf8')) as KubeObject, 'modelplane-dev');
+      for (const o of lwsWebhookConfigurations(w, readFileSync(join(p.pki, 'ca.crt'), 'utf8'))) await wl.apply(o, 'modelplane-dev');
+      writeFileSync(w.lwsConfig, lwsConfig(w, p.workloadWebhookCerts));
+      start(`${w.name}-lws`, lwsArgs(w), `127.0.0.1:${w.lwsWebhookPort} (webhooks)`, { KUBECONFIG: w.controllerManagerKubeconfig });
     }
     step(`API servers ready (the control plane's and ${workloads.length} workload)`);
 
@@ -264,6 +276,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       KUBECONFIG: p.coreKubeconfig,
     });
     await waitUntil('Crossplane core', () => httpReady(`http://127.0.0.1:${PORTS.coreHealth}/readyz`), { timeoutMs: 60_000, component: core });
+    await cp.apply(coreWebhookConfiguration(PORTS.coreWebhook, readFileSync(join(p.pki, 'ca.crt'), 'utf8')), 'modelplane-dev');
     step('functions, dev runtime and Crossplane core running');
 
     for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
@@ -330,7 +343,7 @@ export function summary(dir: string, state: DevState, seconds: number): string {
       `A workload API server stands in for an existing cluster: its kubeconfig is Secret ${state.workloadSecret.namespace}/${state.workloadSecret.name}`,
       '(source: Existing, existing.secretRef.name: dev-workload-kubeconfig); Objects there are applied by the real provider-kubernetes.',
       `${state.workloads ?? 1} workload API server(s) run kube-scheduler, kube-controller-manager and kwok; a simulated cloud cluster (EKS, GKE, AKS, Nebius, Vultr)`,
-      'gets a free one of 1..N-1 as its kubeconfig (dev up --workloads N): modelplane dev --workload[=N] kubectl get pods -A',
+      'gets a free one as its kubeconfig, workload 0 while no Existing cluster adopts it: modelplane dev --workload[=N] kubectl get pods -A',
     );
   }
   lines.push('Managed resources of the cloud providers and provider-helm are simulated (annotated modelplane.ai/simulated where paused).', '');

@@ -9,8 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { apiserverArgs, CONTROL_PLANE_CONTROLLERS, controllerManagerArgs, kwokArgs, schedulerArgs, WORKLOAD_CONTROLLERS } from '../../cli/dev/components.js';
+import { parse, parseAllDocuments } from 'yaml';
+import { apiserverArgs, BIN, CONTROL_PLANE_CONTROLLERS, controllerManagerArgs, kwokArgs, lwsArgs, schedulerArgs, WORKLOAD_CONTROLLERS } from '../../cli/dev/components.js';
+import { lwsConfig, lwsWebhookConfigurations } from '../../cli/dev/lws.js';
 import { kwokConfig, podStages } from '../../cli/dev/kwok.js';
 import { WORKLOAD_KINDS } from '../../cli/dev/runtime/clusters.js';
 import { workloadNodes } from '../../cli/dev/runtime/nodes.js';
@@ -168,7 +169,34 @@ describe('the workload cluster runs the real controllers', () => {
     expect(workloadServers(p, { netns: 1, components: [], startedAt: '', workloadSecret: { namespace: 'a', name: 'b' } }).map((s) => s.name)).toEqual(['workload']);
   });
 
-  it('the runtime no longer writes the status of Deployments, DaemonSets or Jobs there', () => {
-    expect(WORKLOAD_KINDS.map(([, k]) => k)).toEqual(['LeaderWorkerSet', 'PersistentVolumeClaim', 'Service', 'GatewayClass', 'Gateway', 'HTTPRoute']);
+  it('the runtime no longer writes the status of Deployments, DaemonSets, Jobs or LeaderWorkerSets there', () => {
+    expect(WORKLOAD_KINDS.map(([, k]) => k)).toEqual(['PersistentVolumeClaim', 'Service', 'GatewayClass', 'Gateway', 'HTTPRoute']);
+  });
+
+  it('a LeaderWorkerSet controller per workload API server: its own ports and configuration, its webhooks by URL on loopback, the pod webhooks only for LeaderWorkerSet pods', () => {
+    const w = workloadServer(p, 2);
+    expect([w.lwsWebhookPort, w.lwsHealthPort, w.lwsConfig]).toEqual([12004, 12005, '/tmp/dev/workload-2-lws.yaml']);
+    expect(lwsArgs(w)).toEqual([join(BIN, 'lws-controller'), '--config=/tmp/dev/workload-2-lws.yaml']);
+    expect(parse(lwsConfig(w, '/tmp/dev/workload-webhook-certs'))).toEqual({
+      apiVersion: 'config.lws.x-k8s.io/v1alpha1',
+      kind: 'Configuration',
+      leaderElection: { leaderElect: false },
+      internalCertManagement: { enable: false },
+      webhook: { host: '127.0.0.1', port: 12004, certDir: '/tmp/dev/workload-webhook-certs' },
+      metrics: { bindAddress: '0' },
+      health: { healthProbeBindAddress: '127.0.0.1:12005' },
+    });
+    const hooks = lwsWebhookConfigurations(w, 'PEM').flatMap((c) =>
+      ((c['webhooks'] ?? []) as { name: string; clientConfig: { url: string; caBundle: string }; objectSelector?: unknown }[]).map(
+        (h) => `${c.kind} ${h.name} ${h.clientConfig.url} ${h.clientConfig.caBundle} ${JSON.stringify(h.objectSelector ?? null)}`,
+      ),
+    );
+    const lwsPods = '{"matchExpressions":[{"key":"leaderworkerset.sigs.k8s.io/name","operator":"Exists"}]}';
+    expect(hooks).toEqual([
+      'MutatingWebhookConfiguration mleaderworkerset.kb.io https://127.0.0.1:12004/mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset UEVN null',
+      `MutatingWebhookConfiguration mpod.kb.io https://127.0.0.1:12004/mutate--v1-pod UEVN ${lwsPods}`,
+      'ValidatingWebhookConfiguration vleaderworkerset.kb.io https://127.0.0.1:12004/validate-leaderworkerset-x-k8s-io-v1-leaderworkerset UEVN null',
+      `ValidatingWebhookConfiguration vpod.kb.io https://127.0.0.1:12004/validate--v1-pod UEVN ${lwsPods}`,
+    ]);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * The controllers a real API server of the dev control plane lacks: no
  * kubelet runs the control plane's pods, no gateway controller programs
- * Gateways, no load balancer hands out addresses, no LeaderWorkerSet
- * controller or volume provisioner runs on the workload cluster. For the kinds our functions read the status
+ * Gateways, no load balancer hands out addresses, no volume provisioner
+ * runs on the workload cluster. For the kinds our functions read the status
  * of, this writes the status those controllers would, from the table
- * `modelplane plan` uses (cli/plan/providers.ts `clusterStatus`): a
- * Deployment or LeaderWorkerSet available, a Gateway programmed with an
- * address, an HTTPRoute accepted, a LoadBalancer Service its ingress IP.
+ * `modelplane plan` uses (cli/plan/providers.ts `clusterStatus`): the key
+ * validator's Deployment available, a Gateway programmed with an address,
+ * an HTTPRoute accepted, a LoadBalancer Service its ingress IP.
  *
  * Runs against the control plane (its gateway objects) and against each real
  * workload API server. Writes only when the status differs (times ignored).
@@ -19,14 +19,13 @@ import { type Condition, conditionsOf, hasConditions, mergeConditions } from './
 import { ObjectQueue } from './queue.js';
 
 /**
- * Kinds whose status the workload cluster lacks a controller for: the
- * LeaderWorkerSet controller, a volume provisioner, a cloud load balancer
- * and a gateway controller do not run there. Deployments, ReplicaSets,
- * DaemonSets, Jobs and their pods are the real controllers', scheduler's and
- * kwok's (components.ts WORKLOAD_CONTROLLERS, kwok.ts).
+ * Kinds whose status the workload cluster lacks a controller for: a volume
+ * provisioner, a cloud load balancer and a gateway controller do not run
+ * there. Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs,
+ * LeaderWorkerSets and their pods are the real controllers', scheduler's and
+ * kwok's (components.ts WORKLOAD_CONTROLLERS, lws.ts, kwok.ts).
  */
 export const WORKLOAD_KINDS: readonly [string, string][] = [
-  ['leaderworkerset.x-k8s.io/v1', 'LeaderWorkerSet'],
   ['v1', 'PersistentVolumeClaim'],
   ['v1', 'Service'],
   ['gateway.networking.k8s.io/v1', 'GatewayClass'],
