@@ -197,7 +197,7 @@ dev
   .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default ../shared/crds)')
   .option('--no-workload', 'do not start the workload API server an Existing InferenceCluster can point at')
   .addOption(
-    new Option('--workloads <n>', 'workload API servers to run (default 1): workload 0 is the Existing cluster\'s; simulated cloud clusters are given the others (1..N-1)').argParser((v) => {
+    new Option('--workloads <n>', 'workload API servers to run (default 1): simulated cloud clusters are given free ones, workload 0 while no Existing cluster adopts it').argParser((v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 8) throw new InvalidArgumentError(`--workloads: "${v}" is not a whole number from 1 to 8`);
       return n;

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
+import { workloadGpus } from './workload-gpus.js';
 import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot, watchKubectl } from './harness.js';
 
 const MIN = 60_000;
@@ -38,7 +39,8 @@ function serviceAddress(ns: string, name: string): string | undefined {
 describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, delete, bad input, settled', () => {
   beforeAll(() => {
     modelplane(['dev', 'down', '--purge']);
-    const up = modelplane(['dev', 'up'], { timeoutMs: 20 * MIN });
+    // Four workload API servers: the Vultr seed's cluster, then dev-workload (Existing), dev-fallback and two of the demo's three EKS clusters run on one.
+    const up = modelplane(['dev', 'up', '--workloads', '4'], { timeoutMs: 20 * MIN });
     if (up.code !== 0) throw new Error(`dev up failed (${up.code}):\n${up.stderr}\n${up.stdout}`);
   }, 25 * MIN);
 
@@ -92,6 +94,24 @@ describeE2E('a real control plane: install, seeds, provider-kubernetes, scale, d
     await eventually('qwen-7b service Ready', () => (condition(kubectlJson<Obj>(['get', 'modelservice', '-n', 'ml-team', 'qwen-7b']), 'Ready') === 'True' ? true : undefined), {
       state: snapshot,
     });
+    // The simulated Vultr cluster was handed workload API server 0 (no Existing cluster adopts it yet): the engine pod is
+    // Kubernetes' own there, bound by kube-scheduler to the pool's node, its claim allocated the A16 by the DRA allocator.
+    const wl = { workload: 0 };
+    const pod = await eventually('the qwen-7b engine pod Running and Ready on workload 0', () => {
+      const p = items(['pods', '-A'], wl).find((x) => x.metadata.name.startsWith('qwen-7b-') && Array.isArray((x.spec as Obj['spec'])?.['resourceClaims']));
+      return p && p.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+    }, { timeoutMs: 3 * MIN, state: () => kubectl(['get', 'pods,resourceclaims,nodes', '-A', '-o', 'wide'], wl).stdout });
+    expect((pod.spec as Obj['spec'])?.['nodeName']).toBe('vultr-demo-gpu-a16-0');
+    const claimName = ((pod.status?.['resourceClaimStatuses'] ?? []) as { name: string; resourceClaimName: string }[]).find((c) => c.name === 'devices')?.resourceClaimName;
+    const claim = kubectlJson<Obj>(['get', 'resourceclaim', '-n', pod.metadata.namespace!, claimName!], wl);
+    expect((claim.status?.['allocation'] as { devices?: { results?: unknown[] } } | undefined)?.devices?.results).toEqual([
+      { request: 'gpu', driver: 'gpu.nvidia.com', pool: 'vultr-demo-gpu-a16-0', device: 'gpu-0' },
+    ]);
+    const replica = items(['modelreplicas', '-n', 'ml-team']).find((r) => r.metadata.name.startsWith('qwen-7b-'))!;
+    expect(replica.status?.['phase']).toBe('Serving');
+    const startup = (replica.status?.['startup'] as { seconds?: number } | undefined)?.seconds;
+    expect(startup).toBeGreaterThanOrEqual(10);
+    expect(startup).toBeLessThanOrEqual(20);
   }, 10 * MIN);
 
   it('kubectl get shows every printer column with true values', () => {
@@ -302,6 +322,10 @@ spec:
     expect(kubectl(['delete', '-f', '-', '--wait=false'], { ...wl, input: forced }).code).toBe(0);
   }, 8 * MIN);
 
+  it('an 8-GPU pool for real: 8 single-GPU replicas pack its node and a ninth is refused; a rolling update is make before break in the workload cluster; a gang runs under the real LeaderWorkerSet controller', async () => {
+    await workloadGpus();
+  }, 25 * MIN);
+
   it('a lost cluster: a blip moves nothing; past failover.after the replica is re-placed, Ready before the old one goes, the route never empty; recovery moves nothing back', async () => {
     const manifest = `apiVersion: modelplane.ai/v1alpha1
 kind: InferenceCluster
@@ -467,8 +491,14 @@ spec:
       const q = kubectl(['get', 'inferencequota', '-n', 'team-capped', 'gpus', '-o', 'jsonpath={.status.summary}']);
       return q.stdout === '1/1 devices' ? true : undefined;
     }, { timeoutMs: 3 * MIN, state: snapshot });
-    // Gone again, so the settled fleet below is whole.
-    const del = kubectl(['delete', '-f', file, '--cascade=foreground', '--timeout=5m']);
+    // Gone again, so the settled fleet below is whole. The deployment first: while its replica is scheduled there, the
+    // cluster's Usage makes core's webhook refuse to delete it (`ModelReplicas are scheduled to this InferenceCluster`).
+    const refused = kubectl(['delete', 'inferencecluster', 'dev-quota', '--wait=false']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('ModelReplicas are scheduled to this InferenceCluster');
+    // Foreground: back once its replicas' Objects are gone from dev-quota too, so the cluster's provider config outlives them.
+    expect(kubectl(['delete', 'md', '-n', 'team-capped', 'capped', '--cascade=foreground', '--timeout=3m']).code).toBe(0);
+    const del = kubectl(['delete', '-f', file, '--cascade=foreground', '--ignore-not-found', '--timeout=5m']);
     expect(del.code, del.stderr).toBe(0);
   }, 12 * MIN);
 
@@ -481,7 +511,7 @@ spec:
     // distinct clusters (`modelplane plan`, which sees all three Ready, says
     // eks-eu-central and eks-us-east), each on its one GPU pool.
     const pools = ['eks-eu-central/gpu-l40s', 'eks-us-east/gpu-l4', 'eks-us-west/gpu-l40s'];
-    await eventually('qwen-demo placed', () => {
+    const placed = await eventually('qwen-demo placed', () => {
       const p = placements('default', 'qwen-demo');
       const clusters = new Set(p?.map((x) => x.split('/')[0]));
       return p?.length === 2 && clusters.size === 2 && p.every((x) => pools.includes(x)) ? p : undefined;
@@ -492,6 +522,27 @@ spec:
       const refs = routes.flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? []));
       return refs.length === 2 ? true : undefined;
     }, { state: snapshot });
+    // Workload servers 2 and 3 were free when the demo's clusters were made (0: dev-workload, 1: dev-fallback), so two of
+    // the three run on one: at least one replica's engine pod is Kubernetes' own, bound and allocated there.
+    const handout = JSON.parse(readFileSync(join(E2E_DIR, 'workload-handout.json'), 'utf8')) as Record<string, { index: number; cluster?: string }>;
+    const serverOf = (cluster: string) => Object.values(handout).find((g) => g.cluster === cluster)?.index;
+    expect(pools.map((p) => serverOf(p.split('/')[0]!)).filter((i) => i !== undefined).sort()).toEqual([2, 3]);
+    const real = placed.filter((x) => serverOf(x.split('/')[0]!) !== undefined);
+    expect(real.length).toBeGreaterThanOrEqual(1);
+    for (const x of real) {
+      const [cluster, pool] = x.split('/') as [string, string];
+      const wl = { workload: serverOf(cluster)! };
+      const pod = await eventually(`the qwen-demo engine pod on ${cluster} Running and Ready`, () => {
+        const p = items(['pods', '-n', 'default'], wl).find((o) => o.metadata.name.startsWith('qwen-demo-') && Array.isArray((o.spec as Obj['spec'])?.['resourceClaims']));
+        return p && p.status?.['phase'] === 'Running' && condition(p, 'Ready') === 'True' ? p : undefined;
+      }, { timeoutMs: 3 * MIN, state: () => kubectl(['get', 'pods,resourceclaims,nodes', '-A', '-o', 'wide'], wl).stdout });
+      const node = (pod.spec as Obj['spec'])?.['nodeName'] as string;
+      expect(node).toMatch(new RegExp(`^${cluster}-${pool}-\\d+$`));
+      const claimName = ((pod.status?.['resourceClaimStatuses'] ?? []) as { name: string; resourceClaimName: string }[]).find((c) => c.name === 'devices')?.resourceClaimName;
+      const claim = kubectlJson<Obj>(['get', 'resourceclaim', '-n', 'default', claimName!], wl);
+      const results = (claim.status?.['allocation'] as { devices?: { results?: { driver: string; pool: string }[] } } | undefined)?.devices?.results ?? [];
+      expect(results.map((r) => `${r.driver} ${r.pool}`)).toEqual([`gpu.nvidia.com ${node}`]);
+    }
   }, 10 * MIN);
 
   it('the front door: an APIKey service, and the key validator reading its Secret through the Role the service composed, and no other', async () => {
@@ -612,13 +663,17 @@ spec:
       items(['httproutes', '-n', 'default', '-l', 'crossplane.io/composite=qwen'])
         .flatMap((r) => ((r.spec?.['rules'] ?? []) as { backendRefs?: unknown[] }[]).flatMap((x) => x.backendRefs ?? [])).length;
     await eventually('both backends of qwen in its route', () => (backends() === 2 ? true : undefined), { timeoutMs: 30_000, state: () => `${backends()} backends` });
-    // The workload cluster's own graceful terminations finished (a pod removed at the end of its grace
-    // period, then its ResourceClaim): Kubernetes' controllers and kwok closing out an earlier step, not the fleet.
+    // The workload clusters' own graceful terminations finished (a pod removed at the end of its grace
+    // period, then its ResourceClaim; a PodDisruptionBudget's status follows): Kubernetes' controllers and
+    // kwok closing out an earlier step, not the fleet.
     const terminating = () =>
-      items(['pods,resourceclaims', '-A'], { workload: true })
-        .filter((o) => o.metadata.deletionTimestamp !== undefined)
-        .map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
-    await eventually('nothing terminating on the workload cluster', () => (terminating().length === 0 ? true : undefined), { timeoutMs: 6 * MIN, state: () => terminating().join(', ') });
+      [0, 1, 2, 3].flatMap((workload) =>
+        items(['pods,resourceclaims', '-A'], { workload })
+          .filter((o) => o.metadata.deletionTimestamp !== undefined)
+          .map((o) => `workload ${workload}: ${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
+      );
+    await eventually('nothing terminating on the workload clusters', () => (terminating().length === 0 ? true : undefined), { timeoutMs: 6 * MIN, state: () => terminating().join(', ') });
+    await new Promise((r) => setTimeout(r, 5000)); // the disruption controller and provider-kubernetes' watch catch up
     const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });
     expect(q.stdout, q.stdout).toMatch(/^quiet: nothing written in 120s/);
     expect(q.code).toBe(0);

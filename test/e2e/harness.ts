@@ -84,10 +84,11 @@ export interface Watch {
  * unlike polling, it sees every version of the object, so a state that lasts
  * one reconcile is not missed. A watch the server or kubectl ends is started
  * again (as every Kubernetes client re-watches), each end noted in `errors`;
- * a new watch first lists the object's current version again.
+ * a new watch first lists the object's current version again. `workload`:
+ * on that workload API server instead.
  */
-export function watchKubectl(args: string[]): Watch {
-  const [cmd, ...rest] = kubectlArgv(E2E_DIR, args);
+export function watchKubectl(args: string[], opts: { workload?: boolean | number } = {}): Watch {
+  const [cmd, ...rest] = kubectlArgv(E2E_DIR, args, opts.workload ?? false);
   const lines: string[] = [];
   const errors: string[] = [];
   let stopped = false;

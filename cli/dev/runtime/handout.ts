@@ -16,9 +16,13 @@
  *   runtime (kept in `workload-handout.json`); a deleted cluster's server is
  *   free again (its serving stack was uninstalled first: the nested cluster
  *   XR outlives its ServingStack by a Usage).
- * - Servers 1..N-1 are given, lowest free first. Workload 0 never is: it is
- *   the server the Existing-cluster Secret of `dev up` names, and two
+ * - Servers are given lowest free first. A server is not free while a
+ *   connection Secret holds it, nor while the caller says it is adopted
+ *   otherwise: workload 0 while an Existing InferenceCluster names the
+ *   Secret `dev up` writes for it (`dev-workload-kubeconfig`), since two
  *   clusters on one API server would overwrite each other's serving stack.
+ *   So with one workload server (the default) the first cloud cluster gets
+ *   it when no Existing cluster does.
  * - None free: the Secret is the simulated kubeconfig, as without workloads.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -48,7 +52,7 @@ export class WorkloadHandout {
 
   /**
    * @param file where the hand-out is kept
-   * @param servers the workload API servers (0 is never given)
+   * @param servers the workload API servers
    */
   constructor(
     private readonly file: string,
@@ -61,14 +65,15 @@ export class WorkloadHandout {
   /**
    * The server of connection Secret `key` (given now if one is free), or
    * undefined: the cluster stays simulated. `cluster`: the InferenceCluster
-   * it is for (what {@link serverOf} answers by).
+   * it is for (what {@link serverOf} answers by). `adopted`: servers in use
+   * outside the hand-out, never given (one already held stays held).
    */
-  take(key: string, cluster?: string): HandoutServer | undefined {
+  take(key: string, cluster?: string, adopted: ReadonlySet<number> = new Set()): HandoutServer | undefined {
     const known = this.held[key];
     if (known !== undefined) return this.servers.find((s) => s.index === known.index);
     const taken = new Set(Object.values(this.held).map((g) => g.index));
     for (const s of this.servers) {
-      if (s.index === 0 || taken.has(s.index)) continue;
+      if (adopted.has(s.index) || taken.has(s.index)) continue;
       this.held[key] = cluster === undefined ? { index: s.index } : { index: s.index, cluster };
       this.save();
       return s;

@@ -29,7 +29,7 @@
  * or the fields we set changed since we last wrote them.
  */
 import { createHash } from 'node:crypto';
-import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
+import { getPath, type JsonObject, type KubeObject } from '../../../functions/lib/function.js';
 import { connectionSecret, type ProviderContext, providerStatus } from '../../plan/providers.js';
 import { groupOf } from '../../plan/store.js';
 import type { Kube, KindInformer } from '../kube.js';
@@ -41,6 +41,7 @@ import { controllerOf, ObjectQueue, objectKey, Pacer } from './queue.js';
 import { SIMULATED_TARGETS, targetKey } from '../admission.js';
 import type { Targets } from './targets.js';
 import { CLUSTER_KUBECONFIG_KINDS, type WorkloadHandout } from './handout.js';
+import { WORKLOAD_SECRET } from '../state.js';
 
 /** `<namespace>/<name>` of a Secret. */
 function secretKey(secret: KubeObject): string {
@@ -183,7 +184,10 @@ export class ManagedSimulator {
       this.secrets.add(key);
       return;
     }
-    const server = this.givesCluster(mr) && this.opts.handout ? this.opts.handout.take(secretKey(secret), await this.inferenceClusterOf(mr)) : undefined;
+    const server =
+      this.givesCluster(mr) && this.opts.handout
+        ? this.opts.handout.take(secretKey(secret), await this.inferenceClusterOf(mr), await this.adoptedServers())
+        : undefined;
     if (server) secret['data'] = { kubeconfig: Buffer.from(server.kubeconfig).toString('base64') };
     if (await this.kube.createIfAbsent(secret)) {
       const on = server ? `: a kubeconfig of workload API server ${server.index}` : '';
@@ -195,6 +199,20 @@ export class ManagedSimulator {
   /** Whether `mr` is a simulated cluster whose connection Secret is its kubeconfig (handout.ts). */
   private givesCluster(mr: KubeObject): boolean {
     return this.opts.groups.includes(groupOf(mr.apiVersion)) && (CLUSTER_KUBECONFIG_KINDS as readonly string[]).includes(mr.kind);
+  }
+
+  /**
+   * Workload servers an Existing InferenceCluster adopts, which the hand-out
+   * must not give: workload 0 while one names the Secret `dev up` writes for
+   * it (state.ts WORKLOAD_SECRET). Unreadable (the XRD not served yet): none.
+   */
+  private async adoptedServers(): Promise<Set<number>> {
+    const clusters = await this.kube.list('modelplane.ai/v1alpha1', 'InferenceCluster').catch(() => [] as KubeObject[]);
+    const adopts = clusters.some((ic) => {
+      const c = getPath(ic, 'spec', 'cluster') as { source?: string; existing?: { secretRef?: { name?: string } } } | undefined;
+      return c?.source === 'Existing' && c.existing?.secretRef?.name === WORKLOAD_SECRET.name;
+    });
+    return new Set(adopts ? [0] : []);
   }
 
   /** The InferenceCluster `mr` was composed for, following controller references up (undefined past a few hops). */
