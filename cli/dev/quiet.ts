@@ -6,9 +6,12 @@
  * server-side applies Crossplane sends on every reconcile, which the audit
  * log cannot tell apart. The API servers' housekeeping is counted but left
  * aside: lease renewals (each renews its identity lease every 10 s, whatever
- * the fleet does) and `compact_rev_key`, where the API server's compactor
+ * the fleet does), `compact_rev_key`, where the API server's compactor
  * records each compaction (every 5 minutes, k8s.io/apiserver
- * storage/etcd3/compact.go).
+ * storage/etcd3/compact.go), and on the workload API servers the kubelets'
+ * node status reports (kwok's node-heartbeat-with-lease stage writes each
+ * node's status about every 10 minutes, as a kubelet reports it with its
+ * lease renewed in between).
  *
  * For each object written, what changed: the fields that differ between its
  * value at the window's first revision and now ({@link changedFields}; JSON
@@ -108,9 +111,9 @@ export function writesBetween(before: Map<string, number>, after: Map<string, nu
   return out.sort((a, b) => b.writes - a.writes || (a.key < b.key ? -1 : 1));
 }
 
-/** True for an API server's own housekeeping: its lease renewals and its compactor's revision key. */
+/** True for housekeeping: lease renewals, the compactor's revision key, a workload API server's node status reports. */
 export function isHousekeeping(key: string): boolean {
-  return /^\/[^/]+\/leases\//.test(key) || key === 'compact_rev_key';
+  return /^\/[^/]+\/leases\//.test(key) || key === 'compact_rev_key' || /^\/workload[^/]*\/minions\//.test(key);
 }
 
 /** Watches for `seconds` and prints what was written. @returns the exit code. */

@@ -113,6 +113,8 @@ describe('dev quiet', () => {
     expect(isHousekeeping('/workload/leases/kube-system/apiserver-x')).toBe(true);
     expect(isHousekeeping('compact_rev_key')).toBe(true);
     expect(isHousekeeping('/registry/modelplane.ai/leases/x')).toBe(false);
+    expect(isHousekeeping('/workload-1/minions/dev-fallback-system-0')).toBe(true);
+    expect(isHousekeeping('/registry/minions/control-plane-0')).toBe(false);
   });
 
   it('names the fields an update changed, conditions by type, bookkeeping left out', () => {
