@@ -230,6 +230,8 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     await waitUntil('kube-apiserver', async () => (await cp.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: api });
     start('kube-controller-manager', controllerManagerArgs(p), `127.0.0.1:${PORTS.controllerManager}`);
     if (workload) writeFileSync(p.kwokConfig, kwokConfig(KWOK_STAGES, opts.modelLoadSeconds ?? DEFAULT_MODEL_LOAD_SECONDS));
+    const ca = readFileSync(join(p.pki, 'ca.crt'), 'utf8');
+    const lwsCrd = workload ? (parse(readFileSync(LWS_CRD, 'utf8')) as KubeObject) : undefined;
     for (const [i, w] of workloads.entries()) {
       const wl = Kube.fromFile(w.kubeconfig);
       await waitUntil(`${w.name} kube-apiserver`, async () => (await wl.request<string>('GET', '/readyz')) === 'ok', { timeoutMs: 90_000, component: wapis[i]! });
@@ -237,8 +239,8 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       start(`${w.name}-scheduler`, schedulerArgs(w), `127.0.0.1:${w.schedulerPort}`);
       start(`${w.name}-kwok`, kwokArgs(p, w), `127.0.0.1:${w.kwokPort}`);
       // The LeaderWorkerSet controller, after its CRD and with its webhooks (lws.ts).
-      await wl.apply(parse(readFileSync(LWS_CRD, 'utf8')) as KubeObject, 'modelplane-dev');
-      for (const o of lwsWebhookConfigurations(w, readFileSync(join(p.pki, 'ca.crt'), 'utf8'))) await wl.apply(o, 'modelplane-dev');
+      await wl.apply(lwsCrd!, 'modelplane-dev');
+      for (const o of lwsWebhookConfigurations(w, ca)) await wl.apply(o, 'modelplane-dev');
       writeFileSync(w.lwsConfig, lwsConfig(w, p.workloadWebhookCerts));
       start(`${w.name}-lws`, lwsArgs(w), `127.0.0.1:${w.lwsWebhookPort} (webhooks)`, { KUBECONFIG: w.controllerManagerKubeconfig });
     }
@@ -276,7 +278,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
       KUBECONFIG: p.coreKubeconfig,
     });
     await waitUntil('Crossplane core', () => httpReady(`http://127.0.0.1:${PORTS.coreHealth}/readyz`), { timeoutMs: 60_000, component: core });
-    await cp.apply(coreWebhookConfiguration(PORTS.coreWebhook, readFileSync(join(p.pki, 'ca.crt'), 'utf8')), 'modelplane-dev');
+    await cp.apply(coreWebhookConfiguration(PORTS.coreWebhook, ca), 'modelplane-dev');
     step('functions, dev runtime and Crossplane core running');
 
     for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
@@ -342,7 +344,7 @@ export function summary(dir: string, state: DevState, seconds: number): string {
     lines.push(
       `A workload API server stands in for an existing cluster: its kubeconfig is Secret ${state.workloadSecret.namespace}/${state.workloadSecret.name}`,
       '(source: Existing, existing.secretRef.name: dev-workload-kubeconfig); Objects there are applied by the real provider-kubernetes.',
-      `${state.workloads ?? 1} workload API server(s) run kube-scheduler, kube-controller-manager and kwok; a simulated cloud cluster (EKS, GKE, AKS, Nebius, Vultr)`,
+      `${state.workloads ?? 1} workload API server(s) run kube-scheduler, kube-controller-manager, kwok and the LeaderWorkerSet controller; a simulated cloud cluster (EKS, GKE, AKS, Nebius, Vultr)`,
       'gets a free one as its kubeconfig, workload 0 while no Existing cluster adopts it: modelplane dev --workload[=N] kubectl get pods -A',
     );
   }
