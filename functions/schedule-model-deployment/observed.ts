@@ -15,6 +15,11 @@
  *   is deleted because an input cannot be read).
  * - Every other item is read as it is (fleet.ts `readReplica`), so other
  *   deployments' replicas still hold their devices.
+ * - Ready only when both copies say so: the `own-replicas` item and the
+ *   observed copy are read at different moments, and a replacement the list
+ *   already sees Ready while the observed copy does not would let the
+ *   replica it replaces go one reconcile before `status.placements` (and the
+ *   ModelService) see it Ready (make before break, docs/failover.md).
  * - Output sorted by (namespace, name), as fleet.ts `readReplicas`.
  * - The readiness of a replica that is neither Ready True nor Ready False
  *   (`readinessGap`): its status, conditions or Ready condition missing,
@@ -71,7 +76,8 @@ export function fleetReplicas(items: readonly KubeObject[], observed: Readonly<R
     const mine = name === undefined ? undefined : ours.get(name);
     if (mine !== undefined && (ns === undefined || ns === d.namespace)) {
       matched.add(mine.key);
-      out.push(claim(readReplica(item), mine));
+      const r = readReplica(item);
+      out.push(claim({ ...r, ready: r.ready && readReplica(mine.obj).ready }, mine));
     } else out.push(readReplica(item));
   }
   for (const mine of ours.values()) {

@@ -71,6 +71,19 @@ describe('cluster health in the scheduler', () => {
     expect(out.status?.['replicas']).toEqual({ total: 2, ready: 2, summary: '2/2' });
   });
 
+  it('Unavailable, the replacement Ready in the replica list but not yet in the observed copy: the old replica stays (make before break)', () => {
+    const ra = replica(a, 0, { ready: true });
+    const rb = replica(b, 0, { ready: true });
+    const rcListed = replica('cluster-c', 0, { ready: true });
+    const rcObserved = replica('cluster-c', 0, { ready: false });
+    const clusters = [cluster(a, { health: 'Unavailable' }), cluster(b, { health: 'Healthy' }), cluster('cluster-c', { health: 'Healthy' })];
+    const observed = { 'replica-cluster-a-0': ra, 'replica-cluster-b-0': rb, 'replica-cluster-c-0': rcObserved, 'endpoint-cluster-b-0': endpoint(rb) };
+    const out = compose(request(deployment({ replicas: 2 }), { observed, required: { clusters, 'all-replicas': [ra, rb, rcListed] } }));
+    const placements = out.status?.['placements'] as { cluster: string; role: string; ready: boolean }[];
+    expect(placements.map((p) => `${p.cluster} ${p.role} ${p.ready}`)).toEqual(['cluster-a retiring false', 'cluster-b current true', 'cluster-c surge false']);
+    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+  });
+
   it('Unavailable with nowhere to go: FailoverBlocked names why per cluster, and the replica stays', () => {
     const full = [cluster(a, { health: 'Unavailable' }), cluster(b, { health: 'Healthy', pools: [pool('default', { nodes: 1 })] })];
     const out = twoReplicas('Unavailable', { c: full });
