@@ -119,6 +119,7 @@ export const KINDS: readonly KindRules[] = [
       { health: 'Degraded', when: [{ field: ['status', 'health', 'state'], equals: 'Unreachable' }], messageField: ['status', 'health', 'message'] },
       { health: 'Degraded', when: [{ field: ['status', 'health', 'state'], equals: 'Degraded' }], messageField: ['status', 'health', 'message'] },
       { health: 'Suspended', when: [{ field: ['status', 'health', 'state'], equals: 'Draining' }], messageField: ['status', 'health', 'message'] },
+      { health: 'Progressing', when: [{ field: ['status', 'health', 'state'], equals: 'Provisioning' }], messageField: ['status', 'health', 'message'] },
       progressing(when('ClusterReady', 'False')),
       progressing(when('BackendReady', 'False')),
     ],
