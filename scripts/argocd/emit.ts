@@ -82,10 +82,10 @@ function describeTest(t: ConditionTest | FieldTest): string {
 }
 
 function describeMessage(r: Rule): string {
-  const parts = ['condition message'];
+  const parts = r.when.some((t) => !('field' in t)) ? ['condition message'] : [];
   if (r.messageField !== undefined) parts.push(`\`${r.messageField.join('.')}\``);
   if (r.text !== undefined) parts.push(`"${r.text}"`);
-  return parts.join(', else ');
+  return parts.length > 0 ? parts.join(', else ') : '`<Type> is <Status>: <Reason>`';
 }
 
 /** The table of one kind: its rules, then the shared steps around them. */

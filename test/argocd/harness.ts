@@ -6,7 +6,7 @@
  * newer); without Go the tests skip with {@link SKIP_REASON}.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { configKey, PATCH_PATH, ROOT } from '../../scripts/argocd/emit.js';
@@ -28,10 +28,15 @@ function stale(): boolean {
 /** Why the harness tests are skipped, or undefined when they run. */
 export const SKIP_REASON: string | undefined = !stale() || hasGo() ? undefined : "'go' is not on PATH: tools/argocd-health (gopher-lua) cannot be built";
 
-/** Builds the tool when missing or older than its source. */
+/**
+ * Builds the tool when missing or older than its source, into a file of this
+ * process renamed into place, so test files building at once do not clash.
+ */
 export function ensureBuilt(): void {
   if (!stale()) return;
-  execFileSync('go', ['build', '-o', BIN, '.'], { cwd: SRC, stdio: ['ignore', 'ignore', 'pipe'] });
+  const tmp = `${BIN}.${process.pid}`;
+  execFileSync('go', ['build', '-o', tmp, '.'], { cwd: SRC, stdio: ['ignore', 'ignore', 'pipe'] });
+  renameSync(tmp, BIN);
 }
 
 /** What Argo CD reports for one object: a health status and message, or the script's error. */
