@@ -64,7 +64,7 @@ import {
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
-import { certificate, certificateSecret, type FrontDoor, frontDoorUrl, httpsRedirectRoute, referenceGrant } from './tls.js';
+import { certificate, certificateSecret, type FrontDoor, frontDoorProblems, frontDoorUrl, httpsRedirectRoute, referenceGrant } from './tls.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
 import { validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
@@ -102,6 +102,10 @@ export function compose(req: ComposeRequest): ComposeResult {
   const traefik = read.xr.spec.traefik as unknown as Record<string, unknown> & { version: string };
   const version = traefik.version;
   if (version === '') return hold(ERR_NO_TRAEFIK);
+  const spec = read.xr.spec;
+  const fd: FrontDoor = { hostname: spec.hostname, tls: spec.tls, dns: spec.dns };
+  const tlsProblems = frontDoorProblems(fd);
+  if (tlsProblems.length > 0) return hold(msgInvalidSpec(tlsProblems.join(' ')));
   const seen = (key: string) => key in observed;
   const obs = (key: string) => observed[key]?.resource;
   const res: Record<string, DesiredResource> = {};
@@ -140,8 +144,6 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const accepted = (key: string) => conditionStatus(obs(key), 'Accepted') === 'True';
   if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
-  const spec = read.xr.spec;
-  const fd: FrontDoor = { hostname: spec.hostname, tls: spec.tls, dns: spec.dns };
   if (traefikReady || seen('gateway')) {
     put('gateway', gateway(fd), accepted('gateway'));
     // TLS (docs/front-door.md): composed with the Gateway, whose CRDs are Established by then.

@@ -50,6 +50,27 @@ export interface FrontDoor {
   dns?: InferenceGatewaySpec['dns'] | undefined;
 }
 
+/** The XRD's message for `spec.tls` without `spec.hostname`. */
+export const ERR_TLS_NO_HOSTNAME =
+  "spec.hostname is required when spec.tls is set: set it to the DNS name clients use (the certificate's name and the HTTPS listener's hostname), e.g. models.example.com.";
+/** The XRD's message for `spec.tls` with both or neither of issuerRef and secretRef. */
+export const ERR_TLS_ONE_OF =
+  'spec.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).';
+/** The XRD's message for `spec.dns.externalDNS` without `spec.hostname`. */
+export const ERR_DNS_NO_HOSTNAME = 'spec.hostname is required when spec.dns.externalDNS is true (the name external-dns publishes).';
+
+/**
+ * The XRD's CEL rules on hostname/tls/dns, checked here too (render and
+ * tests bypass the API server): every broken rule's message, or [] when none.
+ */
+export function frontDoorProblems(fd: FrontDoor): string[] {
+  const out: string[] = [];
+  if (fd.tls !== undefined && fd.hostname === undefined) out.push(ERR_TLS_NO_HOSTNAME);
+  if (fd.tls !== undefined && (fd.tls.issuerRef === undefined) === (fd.tls.secretRef === undefined)) out.push(ERR_TLS_ONE_OF);
+  if (fd.dns?.externalDNS === true && fd.hostname === undefined) out.push(ERR_DNS_NO_HOSTNAME);
+  return out;
+}
+
 /** The Secret the HTTPS listener serves: the issued one, or the brought one (its namespace defaulted). */
 export function certificateSecret(tls: InferenceGatewayTls): { name: string; namespace: string } {
   if (tls.secretRef !== undefined) return { name: tls.secretRef.name, namespace: tls.secretRef.namespace ?? NAMESPACE };
