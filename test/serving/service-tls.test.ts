@@ -21,26 +21,26 @@ const parentRefs = (r: ReturnType<typeof run>) => (r.resources['httproute']!.res
 describe('ModelService behind the InferenceGateway with TLS', () => {
   it('status.url https://<hostname>: address https://<hostname>/<ns>/<name>, the route on listener websecure', () => {
     const r = run(gatewayWith({ address: '34.55.100.10', url: 'https://models.example.com' }));
-    expect(r.status['address']).toBe(`https://models.example.com/${NS}/chat`);
+    expect(r.status?.['address']).toBe(`https://models.example.com/${NS}/chat`);
     expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system', sectionName: 'websecure' }]);
     expectValidAgainstCrd(r.resources['httproute']!.resource);
   });
 
   it('status.url http://<hostname> (hostname, no TLS): address on the hostname, the route on every listener', () => {
     const r = run(gatewayWith({ address: '34.55.100.10', url: 'http://models.example.com' }));
-    expect(r.status['address']).toBe(`http://models.example.com/${NS}/chat`);
+    expect(r.status?.['address']).toBe(`http://models.example.com/${NS}/chat`);
     expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system' }]);
   });
 
   it('no status.url: http://<address>/<ns>/<name> as before', () => {
     const r = run(gatewayWith({ address: '34.55.100.10' }));
-    expect(r.status['address']).toBe(`http://34.55.100.10/${NS}/chat`);
+    expect(r.status?.['address']).toBe(`http://34.55.100.10/${NS}/chat`);
     expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system' }]);
   });
 
   it('a url without an address is not published yet (the route waits for the Gateway as before)', () => {
     const r = run(gatewayWith({ url: 'https://models.example.com' }));
-    expect(r.status['address']).toBeUndefined();
+    expect(r.status?.['address']).toBeUndefined();
     expect(r.resources['httproute']).toBeUndefined();
   });
 });
