@@ -26,6 +26,12 @@
  *   `Programmed`: a kind cluster may have no load balancer).
  * - `status.address` is the observed Gateway's first address; status is `{}`
  *   until then. Condition `ControllerReady` follows Traefik's readiness.
+ * - TLS, hostname, DNS (tls.ts, docs/front-door.md): with `spec.tls` the
+ *   Gateway's `websecure` listener, the redirect route `https-redirect`, the
+ *   Certificate `certificate` (issuerRef) or the ReferenceGrant
+ *   `tls-reference-grant` (secretRef elsewhere), composed with the Gateway;
+ *   `status.url` (`https://<hostname>`, or `http://<hostname>` without tls)
+ *   beside the address. A broken TLS rule is held like any invalid spec.
  * - `spec.traefik` missing (the XRD forbids it) is a False `ControllerReady`
  *   with the XRD's message and a Warning; every observed resource is kept.
  *   So is any other spec the XRD rejects (read through the generated parser:
