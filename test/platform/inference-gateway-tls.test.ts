@@ -5,12 +5,15 @@
  * against its CRD (cert-manager v1.17.1's Certificate from cli/dev/crds,
  * Gateway API v1.5.1's), and the messages for a spec the XRD rejects.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { compose } from '../../functions/compose-inference-gateway/compose.js';
 import { GATEWAY_API_CRDS, crdKey } from '../../functions/compose-inference-gateway/resources.js';
 import type { ComposeRequest, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cond, observed, request } from '../builders/platform.js';
-import { expectValidAgainstCrd, validateAgainstCrd } from '../helpers/crd.js';
+import { expectValidAgainstCrd, repoRoot, validateAgainstCrd } from '../helpers/crd.js';
 
 const NS = 'modelplane-system';
 const HOST = 'models.example.com';
@@ -222,6 +225,26 @@ describe('InferenceGateway TLS: a spec the XRD rejects', () => {
     const result = compose(serving(xr({ hostname: 'Models_Example.com', tls: issuer })));
     expect(result.results[0]?.message).toContain('spec.hostname');
     expect(result.conditions[0]?.reason).toBe('InvalidSpec');
+  });
+});
+
+describe('example vultr-gateway-tls', () => {
+  const docs = parseAllDocuments(readFileSync(resolve(repoRoot, 'examples/vultr-gateway-tls/expected.yaml'), 'utf8')).map((d) => d.toJS() as KubeObject);
+  const one = (kind: string) => docs.filter((d) => d.kind === kind);
+
+  it('renders the websecure listener on models.modelplane.example, the Certificate, the redirect route and an https URL', () => {
+    const [gateway] = one('Gateway');
+    expect(getListeners(gateway!).map((l) => [l['name'], l['protocol'], l['port'], l['hostname']])).toStrictEqual([
+      ['web', 'HTTP', 8000, 'models.modelplane.example'],
+      ['websecure', 'HTTPS', 8443, 'models.modelplane.example'],
+    ]);
+    expect(gateway!.metadata?.annotations?.['external-dns.alpha.kubernetes.io/hostname']).toBe('models.modelplane.example');
+    expect(one('Certificate').map((c) => c['spec'])).toStrictEqual([
+      { secretName: 'modelplane-gateway-tls', dnsNames: ['models.modelplane.example'], issuerRef: { name: 'letsencrypt', kind: 'ClusterIssuer', group: 'cert-manager.io' } },
+    ]);
+    expect(one('HTTPRoute').map((r) => r.metadata?.name)).toStrictEqual(['modelplane-https-redirect']);
+    const status = one('InferenceGateway')[0]!['status'] as JsonObject;
+    expect([status['address'], status['url']]).toStrictEqual(['172.18.255.200', 'https://models.modelplane.example']);
   });
 });
 
