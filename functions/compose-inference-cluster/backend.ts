@@ -67,10 +67,14 @@ export function clusterProviderConfigFor(ic: string, kubeconfig: SecretEntry, id
   return clusterProviderConfig('kubernetes', { name: providerConfigName(ic) }, creds);
 }
 
-/** The ServingStack with these secrets (and `nvidiaDriverRoot` when given). */
-export function servingStack(ic: string, secrets: SecretEntry[], nvidiaDriverRoot?: string): KubeObject {
+/**
+ * The ServingStack with these secrets (and `nvidiaDriverRoot` when given; and
+ * the InferenceCluster's `spec.gateway` hostname/tls as its `spec.gateway`, docs/front-door.md).
+ */
+export function servingStack(ic: string, secrets: SecretEntry[], nvidiaDriverRoot?: string, gateway?: JsonObject): KubeObject {
   const spec: JsonObject = { secrets: secrets.map((s) => ({ ...s })) };
   if (nvidiaDriverRoot) spec['nvidiaDriverRoot'] = nvidiaDriverRoot;
+  if (gateway) spec['gateway'] = structuredClone(gateway);
   return {
     apiVersion: INFRA_API_VERSION,
     kind: 'ServingStack',

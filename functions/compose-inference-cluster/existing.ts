@@ -96,7 +96,7 @@ export function composeExisting(
   const stackSecrets = identity ? [kubeconfig, identity] : [kubeconfig];
   const observedStack = req.observed[KEY_SERVING_STACK]?.resource;
   result.resources[KEY_SERVING_STACK] = readyAsObserved(
-    servingStack(ic.name, stackSecrets),
+    servingStack(ic.name, stackSecrets, undefined, ic.gateway),
     req.observed[KEY_SERVING_STACK],
   );
 

@@ -123,7 +123,7 @@ export function composeProvisioned(
   if (backendSecrets.length > 0 || observedStack) {
     if (backendSecrets.length > 0) {
       result.resources[KEY_SERVING_STACK] = readyAsObserved(
-        servingStack(ic.name, backendSecrets, cloud.nvidiaDriverRoot),
+        servingStack(ic.name, backendSecrets, cloud.nvidiaDriverRoot, ic.gateway),
         observedStack,
       );
     } else {

@@ -93,6 +93,8 @@ export interface InferenceCluster {
   drain?: string;
   /** `spec.failover`, in seconds (defaults 5m and 2m; lib/health.ts). */
   failover: FailoverBounds;
+  /** `spec.gateway` (hostname, tls), passed to the ServingStack as its `spec.gateway` (docs/front-door.md). */
+  gateway?: JsonObject;
 }
 
 /** Messages of the reference for an XR without a name, a cluster or a known source. */
@@ -151,6 +153,7 @@ export function readInferenceCluster(xr: KubeObject): ReadCluster {
     recoverAfterSeconds: parseDuration(s.failover?.recoverAfter) ?? DEFAULT_BOUNDS.recoverAfterSeconds,
   };
   const ic: InferenceCluster = { name, source: s.cluster.source, clouds: {}, nodePools: (s.nodePools ?? []).map(toPool), failover };
+  if (s.gateway !== undefined && Object.keys(s.gateway).length > 0) ic.gateway = structuredClone(s.gateway) as unknown as JsonObject;
   const noExecute = (s.taints ?? []).find((t) => t.effect === 'NoExecute');
   if (s.drain === true) ic.drain = 'spec.drain is true';
   else if (noExecute) ic.drain = `taint ${noExecute.key}${noExecute.value ? `=${noExecute.value}` : ''}:NoExecute`;

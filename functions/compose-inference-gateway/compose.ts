@@ -26,6 +26,12 @@
  *   `Programmed`: a kind cluster may have no load balancer).
  * - `status.address` is the observed Gateway's first address; status is `{}`
  *   until then. Condition `ControllerReady` follows Traefik's readiness.
+ * - TLS, hostname, DNS (tls.ts, docs/front-door.md): with `spec.tls` the
+ *   Gateway's `websecure` listener, the redirect route `https-redirect`, the
+ *   Certificate `certificate` (issuerRef) or the ReferenceGrant
+ *   `tls-reference-grant` (secretRef elsewhere), composed with the Gateway;
+ *   `status.url` (`https://<hostname>`, or `http://<hostname>` without tls)
+ *   beside the address. A broken TLS rule is held like any invalid spec.
  * - `spec.traefik` missing (the XRD forbids it) is a False `ControllerReady`
  *   with the XRD's message and a Warning; every observed resource is kept.
  *   So is any other spec the XRD rejects (read through the generated parser:
@@ -60,9 +66,11 @@ import {
   metallbPool,
   metallbRelease,
   pcUsage,
+  SYSTEM_NAMESPACE,
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
+import { certificate, certificateSecret, type FrontDoor, frontDoorProblems, frontDoorUrl, httpsRedirectRoute, referenceGrant } from './tls.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
 import { validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
@@ -83,7 +91,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   const observed = req.observed;
   const hold = (message: string) => {
     const kept = publishedAddress(req.composite);
-    if (kept !== undefined) result.status = { address: kept };
+    const keptUrl = getPath(req.composite, 'status', 'url');
+    if (kept !== undefined) result.status = typeof keptUrl === 'string' ? { address: kept, url: keptUrl } : { address: kept };
     return keepAndWarn(result, observed, { type: 'ControllerReady', reason: 'InvalidSpec', message }, keepObserved);
   };
   const raw = getPath(req.composite, 'spec', 'traefik');
@@ -99,6 +108,10 @@ export function compose(req: ComposeRequest): ComposeResult {
   const traefik = read.xr.spec.traefik as unknown as Record<string, unknown> & { version: string };
   const version = traefik.version;
   if (version === '') return hold(ERR_NO_TRAEFIK);
+  const spec = read.xr.spec;
+  const fd: FrontDoor = { hostname: spec.hostname, tls: spec.tls, dns: spec.dns };
+  const tlsProblems = frontDoorProblems(fd);
+  if (tlsProblems.length > 0) return hold(msgInvalidSpec(tlsProblems.join(' ')));
   const seen = (key: string) => key in observed;
   const obs = (key: string) => observed[key]?.resource;
   const res: Record<string, DesiredResource> = {};
@@ -137,7 +150,20 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const accepted = (key: string) => conditionStatus(obs(key), 'Accepted') === 'True';
   if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
-  if (traefikReady || seen('gateway')) put('gateway', gateway(), accepted('gateway'));
+  if (traefikReady || seen('gateway')) {
+    put('gateway', gateway(fd), accepted('gateway'));
+    // TLS (docs/front-door.md): composed with the Gateway, whose CRDs are Established by then.
+    if (spec.tls !== undefined && spec.hostname !== undefined) {
+      put('https-redirect', httpsRedirectRoute(), routeAccepted(obs('https-redirect')));
+      if (spec.tls.issuerRef !== undefined) {
+        put('certificate', certificate(spec.hostname, spec.tls.issuerRef), isReady(obs('certificate')));
+      }
+      const secret = certificateSecret(spec.tls);
+      if (spec.tls.secretRef !== undefined && secret.namespace !== SYSTEM_NAMESPACE) {
+        put('tls-reference-grant', referenceGrant(secret), seen('tls-reference-grant'));
+      }
+    }
+  }
   if (traefikReady && !seen('gateway')) result.results.push(normal(MSG_TRAEFIK_READY));
 
   // The key validator: in this cluster unless spec.auth.validatorURL names the platform's own.
@@ -158,12 +184,9 @@ export function compose(req: ComposeRequest): ComposeResult {
 
   result.resources = res;
   const address = gatewayAddress(obs('gateway'));
-  if (address === 'unreadable') {
-    const kept = publishedAddress(req.composite);
-    result.status = kept === undefined ? {} : { address: kept };
-  } else {
-    result.status = address === undefined ? {} : { address };
-  }
+  const published = address === 'unreadable' ? publishedAddress(req.composite) : address;
+  const url = frontDoorUrl(fd);
+  result.status = published === undefined ? {} : url === undefined ? { address: published } : { address: published, url };
   result.conditions.push(
     traefikReady
       ? condition('ControllerReady', true, 'ControllerHealthy')
@@ -174,6 +197,16 @@ export function compose(req: ComposeRequest): ComposeResult {
 
 /** The message of a spec the XRD rejects. */
 export const msgInvalidSpec = (problem: string): string => `Invalid InferenceGateway: ${problem}`;
+
+/** Whether the gateway accepted an observed HTTPRoute (any parent `Accepted` True). */
+function routeAccepted(route: KubeObject | undefined): boolean {
+  const parents = getPath(route, 'status', 'parents');
+  if (!Array.isArray(parents)) return false;
+  return parents.some((p) => {
+    const conditions = getPath(p, 'conditions');
+    return Array.isArray(conditions) && conditions.some((c) => getPath(c, 'type') === 'Accepted' && getPath(c, 'status') === 'True');
+  });
+}
 
 /** The address the XR published (`status.address`), if any. */
 function publishedAddress(xr: KubeObject): string | undefined {

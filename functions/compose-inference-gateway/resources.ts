@@ -13,6 +13,7 @@ import type { JsonObject, KubeObject } from '../lib/function.js';
 import { HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import bundle from './gateway-api-crds.json' with { type: 'json' };
+import { type FrontDoor, gatewayAnnotations, listeners } from './tls.js';
 
 /** Namespace of the control-plane gateway pieces. */
 export const SYSTEM_NAMESPACE = 'modelplane-system';
@@ -28,8 +29,6 @@ export const METALLB_POOL = 'modelplane';
 export const GATEWAY_CLASS = 'traefik';
 /** The control-plane Gateway. */
 export const GATEWAY_NAME = 'modelplane';
-/** Traefik's internal "web" entryPoint port (its Service exposes 80). */
-export const WEB_PORT = 8000;
 
 /**
  * The eight Gateway API v1.5.1 standard-channel CRDs (backendtlspolicies,
@@ -124,16 +123,19 @@ export function gatewayClass(): KubeObject {
   };
 }
 
-/** Gateway `modelplane`: one HTTP listener `web` on 8000, routes from every namespace. */
-export function gateway(): KubeObject {
+/**
+ * Gateway `modelplane`: one HTTP listener `web` on 8000, routes from every
+ * namespace; with `spec.tls` a second, HTTPS listener `websecure` on 8443;
+ * `spec.hostname` on every listener; the external-dns annotation with
+ * `spec.dns.externalDNS` (tls.ts, docs/front-door.md).
+ */
+export function gateway(fd: FrontDoor = {}): KubeObject {
+  const annotations = gatewayAnnotations(fd);
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
-    metadata: { name: GATEWAY_NAME, namespace: SYSTEM_NAMESPACE },
-    spec: {
-      gatewayClassName: GATEWAY_CLASS,
-      listeners: [{ name: 'web', protocol: 'HTTP', port: WEB_PORT, allowedRoutes: { namespaces: { from: 'All' } } }],
-    },
+    metadata: { name: GATEWAY_NAME, namespace: SYSTEM_NAMESPACE, ...(annotations ? { annotations } : {}) },
+    spec: { gatewayClassName: GATEWAY_CLASS, listeners: listeners(fd) },
   };
 }
 

@@ -15,7 +15,9 @@
  *   backendRef per endpoint whose backend exists, weighted by
  *   {@link distribute}, with the endpoint's `rewritePath` as a URLRewrite.
  * - `status.address` = `http://<gateway address>/<namespace>/<name>` once the
- *   gateway has an address, else status is `{}`.
+ *   gateway has an address, else status is `{}`; `<gateway status.url>/<namespace>/<name>`
+ *   when the gateway publishes a URL (its `spec.hostname`), and with an
+ *   `https://` URL the route attaches to listener `websecure` (docs/front-door.md).
  * - Conditions: `EndpointsResolved`, then `RoutingReady` (True
  *   `RouteConfigured` when the gateway accepted the route and at least one
  *   backend is live).
@@ -184,6 +186,22 @@ function backendRefs(entries: Entry[]): JsonObject[] {
   );
 }
 
+/** The HTTPS listener of the control-plane Gateway (InferenceGateway `spec.tls`; docs/front-door.md). */
+export const HTTPS_LISTENER = 'websecure';
+
+/**
+ * The base of the service URL from the InferenceGateway's status: `status.url`
+ * (`https://<hostname>` with TLS: routes then attach to listener `websecure`),
+ * else `http://<status.address>`; undefined while neither is published.
+ */
+function gatewayBase(gw: KubeObject | undefined): { url: string; https: boolean } | undefined {
+  const address = getPath(gw, 'status', 'address');
+  if (typeof address !== 'string' || address === '') return undefined;
+  const url = getPath(gw, 'status', 'url');
+  if (typeof url === 'string' && /^https?:\/\/[^/]+$/.test(url)) return { url, https: url.startsWith('https://') };
+  return { url: `http://${address}`, https: false };
+}
+
 function accepted(route: KubeObject | undefined): boolean {
   const parents = getPath(route, 'status', 'parents');
   if (!Array.isArray(parents)) return false;
@@ -232,8 +250,8 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
 
   const gateway = gw;
-  const address = gateway.state === 'present' ? getPath(gateway.items[0], 'status', 'address') : undefined;
-  result.status = typeof address === 'string' && address !== '' ? { address: `http://${address}/${namespace}/${name}` } : {};
+  const base = gatewayBase(gateway.state === 'present' ? gateway.items[0] : undefined);
+  result.status = base !== undefined ? { address: `${base.url}/${namespace}/${name}` } : {};
   result.status['auth'] = auth.type;
   // The auth condition (and any Warning) goes last, whichever way the call returns from here.
   const authConditions: Condition[] = [];
@@ -310,7 +328,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
     metadata: { namespace },
-    spec: { parentRefs: [{ ...GATEWAY_REF }], rules: [rule] },
+    spec: { parentRefs: [base?.https === true ? { ...GATEWAY_REF, sectionName: HTTPS_LISTENER } : { ...GATEWAY_REF }], rules: [rule] },
   };
   const routed = accepted(req.observed['httproute']?.resource) && refs.length > 0;
   result.resources['httproute'] = markReady(route, routed);

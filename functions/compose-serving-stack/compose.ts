@@ -49,6 +49,7 @@ import {
 } from '../lib/objects.js';
 import {
   draQuotaObject,
+  gatewayCertificateObject,
   GAIE_CRDS,
   gaieCrdObject,
   gaieKey,
@@ -118,6 +119,8 @@ function remoteResources(stack: ServingStack, pc: ProviderConfigRef): { key: str
   out.push({ key: 'gateway-proxy', resource: gatewayProxyObject(pc), keptBy: [] });
   out.push({ key: 'gateway-class', resource: gatewayClassObject(stack, pc), keptBy: [] });
   out.push({ key: 'gateway', resource: gatewayObject(stack, pc), keptBy: [] });
+  const certificate = gatewayCertificateObject(stack, pc);
+  if (certificate !== undefined) out.push({ key: 'gateway-certificate', resource: certificate, keptBy: [] });
   return out;
 }
 

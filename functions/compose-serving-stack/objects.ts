@@ -9,7 +9,7 @@
  * ServingStack is not Ready before the gateway can be reached); labels only on
  * the three objects the ordering Usages select.
  */
-import type { KubeObject } from '../lib/function.js';
+import type { JsonObject, KubeObject } from '../lib/function.js';
 import { kubernetesObject, type ProviderConfigRef } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import gaieBundle from './gaie-crds.json' with { type: 'json' };
@@ -114,7 +114,11 @@ export function gatewayClassObject(stack: ServingStack, pc: ProviderConfigRef): 
   });
 }
 
-/** Gateway `inference-gateway`: one listener per configured listener, routes from all namespaces. */
+/**
+ * Gateway `inference-gateway`: one listener per configured listener, routes
+ * from all namespaces; with `spec.gateway.tls` also listener `https` (443,
+ * the hostname, Terminate) — docs/front-door.md.
+ */
 export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeObject {
   return kubernetesObject({
     providerConfigRef: pc,
@@ -126,12 +130,56 @@ export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeO
       metadata: { name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE },
       spec: {
         gatewayClassName: stack.className,
-        listeners: stack.listeners.map((l) => ({
-          name: l.name,
-          protocol: l.protocol,
-          port: l.port,
-          allowedRoutes: { namespaces: { from: 'All' } },
-        })),
+        listeners: [
+          ...stack.listeners.map((l) => ({
+            name: l.name,
+            protocol: l.protocol,
+            port: l.port,
+            allowedRoutes: { namespaces: { from: 'All' } },
+          })),
+          ...(stack.https ? [httpsListener(stack.https)] : []),
+        ],
+      },
+    },
+  });
+}
+
+/** Listener name of the workload gateway's HTTPS listener. */
+export const HTTPS_LISTENER = 'https';
+/** The Secret the stack's cert-manager issues the gateway certificate into (`spec.gateway.tls.issuerRef`). */
+export const GATEWAY_TLS_SECRET = 'inference-gateway-tls';
+
+function httpsListener(https: NonNullable<ServingStack['https']>): JsonObject {
+  const secret = https.tls.secretRef?.name ?? GATEWAY_TLS_SECRET;
+  return {
+    name: HTTPS_LISTENER,
+    protocol: 'HTTPS',
+    port: 443,
+    hostname: https.hostname,
+    tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: secret }] },
+    allowedRoutes: { namespaces: { from: 'All' } },
+  };
+}
+
+/**
+ * Certificate `inference-gateway` (cert-manager.io/v1) in modelplane-system
+ * on the workload cluster: the hostname, from `spec.gateway.tls.issuerRef`,
+ * into Secret `inference-gateway-tls`; undefined without an issuerRef.
+ */
+export function gatewayCertificateObject(stack: ServingStack, pc: ProviderConfigRef): KubeObject | undefined {
+  const issuer = stack.https?.tls.issuerRef;
+  if (stack.https === undefined || issuer === undefined) return undefined;
+  return kubernetesObject({
+    providerConfigRef: pc,
+    readiness: { policy: 'DeriveFromObject' },
+    manifest: {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Certificate',
+      metadata: { name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE },
+      spec: {
+        secretName: GATEWAY_TLS_SECRET,
+        dnsNames: [stack.https.hostname],
+        issuerRef: { name: issuer.name, kind: issuer.kind, group: issuer.group },
       },
     },
   });

@@ -14,6 +14,7 @@ import {
   parseServingStack,
   type ServingStack as ServingStackXr,
   type ServingStackGatewayListener,
+  type ServingStackGatewayTls,
   type ServingStackSecret,
   type ServingStackVersions,
 } from '../lib/generated/servingstacks.js';
@@ -32,6 +33,8 @@ export interface ServingStack {
   className: string;
   /** @default [{name: http, protocol: HTTP, port: 80}] */
   listeners: ServingStackGatewayListener[];
+  /** `spec.gateway.hostname` + `spec.gateway.tls`: an HTTPS listener (docs/front-door.md); absent without tls. */
+  https?: { hostname: string; tls: ServingStackGatewayTls };
 }
 
 /** The listener used when `spec.gateway.listeners` is absent or empty. */
@@ -43,6 +46,12 @@ export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
 export const ERR_NO_NAMESPACE = 'metadata.namespace is unexpectedly absent';
 /** Message when no secret is a kubeconfig (the XRD's own rule message). */
 export const ERR_NO_KUBECONFIG = 'spec.secrets must include a Kubeconfig entry.';
+
+/** The XRD's message for `spec.gateway.tls` without a hostname. */
+export const ERR_GATEWAY_TLS_NO_HOSTNAME = 'spec.gateway.hostname is required when spec.gateway.tls is set (the name the certificate is for).';
+/** The XRD's message for `spec.gateway.tls` with both or neither of issuerRef and secretRef. */
+export const ERR_GATEWAY_TLS_ONE_OF =
+  'spec.gateway.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).';
 
 /** Result of {@link readServingStack}: the stack, or why it cannot be composed. */
 export type ReadStack =
@@ -70,9 +79,16 @@ export function readServingStack(xr: KubeObject): ReadStack {
   const spec = parsed.xr.spec;
   if (!spec.secrets.some((s) => s.type === 'Kubeconfig')) return { ok: false, problem: ERR_NO_KUBECONFIG, fatal: false };
   const listeners = spec.gateway.listeners ?? [];
+  const { hostname, tls } = spec.gateway;
+  // The XRD's rules, checked here too (render and tests bypass the API server).
+  if (tls !== undefined && hostname === undefined) return { ok: false, problem: ERR_GATEWAY_TLS_NO_HOSTNAME, fatal: false };
+  if (tls !== undefined && (tls.issuerRef === undefined) === (tls.secretRef === undefined)) {
+    return { ok: false, problem: ERR_GATEWAY_TLS_ONE_OF, fatal: false };
+  }
   return {
     ok: true,
     stack: {
+      ...(tls !== undefined && hostname !== undefined ? { https: { hostname, tls } } : {}),
       name,
       namespace,
       secrets: spec.secrets as ServingStackSecret[],

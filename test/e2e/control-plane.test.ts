@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
+import { backToHttp, overHttps, TLS_HOST } from './front-door-tls.js';
 import { workloadGpus } from './workload-gpus.js';
 import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot, watchKubectl } from './harness.js';
 
@@ -699,6 +700,24 @@ spec:
         rightKey: { status: 200, object: 'chat.completion' },
         reached: [{ path: '/default/keyed-stub/v1/chat/completions', authorization: null }],
       });
+      expect(r.logs.includes(RIGHT)).toBe(false);
+    },
+    10 * MIN,
+  );
+
+  // After the 401 step, on its keyed service: the front door over HTTPS (docs/front-door.md).
+  it.skipIf(frontDoorUnavailable() !== undefined)(
+    `HTTPS for real: a dev-CA certificate for ${TLS_HOST} in a kubernetes.io/tls Secret, the gateway's spec.tls.secretRef + hostname; Traefik serves the keyed service over HTTPS (200, the certificate's CN) and answers plain HTTP with a 301 to https; patched back${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
+    async () => {
+      const r = await overHttps();
+      const after = await backToHttp();
+      expect({ address: r.address, https: r.https, status: r.http.status }, r.logs).toStrictEqual({
+        address: `https://${TLS_HOST}/default/keyed-stub`,
+        https: { status: 200, object: 'chat.completion', peerCN: TLS_HOST, authorized: true },
+        status: 301,
+      });
+      expect(r.http.location ?? '', r.logs).toMatch(new RegExp(`^https://${TLS_HOST.replaceAll('.', '\\.')}(:443)?/default/keyed-stub/v1/models$`));
+      expect(after).toMatch(/^http:\/\/[^/]+\/default\/keyed-stub$/);
       expect(r.logs.includes(RIGHT)).toBe(false);
     },
     10 * MIN,

@@ -33,14 +33,17 @@ export function frontDoorUnavailable(): string | undefined {
   return existsSync(TRAEFIK) ? undefined : 'Traefik is not built (npm run traefik:build; .ci/run builds it where Go is)';
 }
 
-const NS = 'default';
-const SERVICE = 'keyed-stub';
+/** The namespace and name of the step's keyed ModelService. */
+export const NS = 'default';
+export const SERVICE = 'keyed-stub';
 export const RIGHT = 'sk-front-door-right';
 const VALIDATOR_PORT = 18080;
 const STUB_PORT = 18081;
 /** The stub's address: on the namespace's loopback device, but not 127/8 (an EndpointSlice may not name a loopback address). */
 const STUB_HOST = '10.96.200.1';
 const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
+/** The composed Gateway's HTTPS listener port (InferenceGateway spec.tls): entryPoint `websecure`. */
+const WEBSECURE_PORT = 8443;
 
 /** Traefik's CRDs (IngressRoute, Middleware, …: its CRD provider watches every kind), from the module it was built from. */
 function traefikCrds(): string {
@@ -96,8 +99,8 @@ function startInside(name: string, argv: string[], log: { text: string }): Child
   return c;
 }
 
-/** `node -e script` inside the namespace; its stdout, trimmed. */
-function nodeInside(script: string): string {
+/** `node -e script` inside the control plane's network namespace; its stdout, trimmed. */
+export function nodeInside(script: string): string {
   const a = inNetns(readState(E2E_DIR)!.netns, [process.execPath, '-e', script]);
   return execFileSync(a[0]!, a.slice(1), { encoding: 'utf8' }).trim();
 }
@@ -204,6 +207,38 @@ spec:
       : undefined;
   });
 
+  return withTraefik({ websecure: false }, async ({ reached, log }) => {
+    const url = `http://127.0.0.1:${WEB_PORT}/${NS}/${SERVICE}/v1/chat/completions`;
+    const ask = (key?: string): { status: number; challenge: string | null; object?: string } => {
+      const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) })}, body: '{"model":"stub","messages":[]}' })
+        .then(async (r) => { const t = await r.text(); let o; try { o = JSON.parse(t).object; } catch {} console.log(JSON.stringify({ status: r.status, challenge: r.headers.get('www-authenticate'), object: o })); })
+        .catch(() => console.log(JSON.stringify({ status: 0, challenge: null })))`;
+      return JSON.parse(nodeInside(script)) as { status: number; challenge: string | null; object?: string };
+    };
+    // Traefik routes once its providers have synced: the validator's 401 says route and Middleware are in.
+    await eventually('Traefik routes the keyed service', () => (ask().status === 401 ? true : undefined), { timeoutMs: 120_000, state: () => log.text });
+    const noKey = ask();
+    const wrongKey = ask('sk-wrong').status;
+    const right = ask(RIGHT);
+    await new Promise((r) => setTimeout(r, 500));
+    return { noKey: { status: noKey.status, challenge: noKey.challenge }, wrongKey, rightKey: { status: right.status, object: right.object }, reached, logs: log.text };
+  });
+}
+
+/** The stub's received requests and the processes' logs, while {@link withTraefik} runs. */
+export interface Running {
+  reached: FrontDoor['reached'];
+  log: { text: string };
+}
+
+/**
+ * Runs `body` while the stub endpoint, the key validator and Traefik run
+ * inside the control plane's network namespace; Traefik's entryPoint `web` on
+ * 127.0.0.1:8000 and, with `websecure`, `websecure` on 127.0.0.1:8443 (its
+ * Gateway API provider maps a listener to the entryPoint of the listener's
+ * port). Every process it starts is stopped before it returns.
+ */
+export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Running) => Promise<T>): Promise<T> {
   const children: ChildProcess[] = [];
   const log = { text: '' };
   const start = (name: string, argv: string[]) => {
@@ -227,6 +262,7 @@ spec:
     start('traefik', [
       TRAEFIK,
       `--entryPoints.web.address=127.0.0.1:${WEB_PORT}`,
+      ...(opts.websecure ? [`--entryPoints.websecure.address=127.0.0.1:${WEBSECURE_PORT}`] : []),
       '--providers.kubernetesgateway=true',
       ...k8s('kubernetesgateway'),
       '--providers.kubernetescrd=true',
@@ -235,20 +271,7 @@ spec:
       '--global.checkNewVersion=false',
       '--global.sendAnonymousUsage=false',
     ]);
-    const url = `http://127.0.0.1:${WEB_PORT}/${NS}/${SERVICE}/v1/chat/completions`;
-    const ask = (key?: string): { status: number; challenge: string | null; object?: string } => {
-      const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) })}, body: '{"model":"stub","messages":[]}' })
-        .then(async (r) => { const t = await r.text(); let o; try { o = JSON.parse(t).object; } catch {} console.log(JSON.stringify({ status: r.status, challenge: r.headers.get('www-authenticate'), object: o })); })
-        .catch(() => console.log(JSON.stringify({ status: 0, challenge: null })))`;
-      return JSON.parse(nodeInside(script)) as { status: number; challenge: string | null; object?: string };
-    };
-    // Traefik routes once its providers have synced: the validator's 401 says route and Middleware are in.
-    await eventually('Traefik routes the keyed service', () => (ask().status === 401 ? true : undefined), { timeoutMs: 120_000, state: () => log.text });
-    const noKey = ask();
-    const wrongKey = ask('sk-wrong').status;
-    const right = ask(RIGHT);
-    await new Promise((r) => setTimeout(r, 500));
-    return { noKey: { status: noKey.status, challenge: noKey.challenge }, wrongKey, rightKey: { status: right.status, object: right.object }, reached, logs: log.text };
+    return await body({ reached, log });
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));

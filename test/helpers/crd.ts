@@ -2,7 +2,8 @@
  * Validating composed resources against their real schemas in tests.
  *
  * The registry knows every CRD in `../shared/crds` (resolved from the
- * repository root, so it works from any clone with `shared/` beside it) and
+ * repository root, so it works from any clone with `shared/` beside it), the
+ * ones vendored in `cli/dev/crds` (for kinds the former lacks), and
  * every XRD in `apis/` (converted as Crossplane does). Kubernetes core kinds
  * (Deployment, Service, Secret, …) have no CRD there; `validateAgainstCrd`
  * throws for them so a test never silently validates nothing.
@@ -25,12 +26,14 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export const sharedCrdsDir = resolve(repoRoot, '../shared/crds');
 /** Our XRDs. */
 export const apisDir = resolve(repoRoot, 'apis');
+/** CRDs of our own beside ../shared/crds (cli/dev/crds: cert-manager's Certificate, Traefik's Middleware, …). */
+export const ownCrdsDir = resolve(repoRoot, 'cli/dev/crds');
 
 let registry: SchemaRegistry | undefined;
 
-/** The shared registry: upstream CRDs plus our XRDs (built once per test file, CRDs parsed lazily). */
+/** The shared registry: upstream CRDs (../shared/crds, then cli/dev/crds for kinds it lacks) plus our XRDs (built once per test file, CRDs parsed lazily). */
 export function crdRegistry(): SchemaRegistry {
-  registry ??= loadXrds(apisDir, loadCrds(sharedCrdsDir, new SchemaRegistry()));
+  registry ??= loadXrds(apisDir, loadCrds(ownCrdsDir, loadCrds(sharedCrdsDir, new SchemaRegistry())));
   return registry;
 }
 

@@ -14,6 +14,77 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/** The cert-manager issuer on the workload cluster (an Issuer must live in modelplane-system). */
+export interface InferenceClusterGatewayTlsIssuerRef {
+  /** Constraints: minLength 1. */
+  name: string;
+  /** @default "ClusterIssuer" */
+  kind: 'Issuer' | 'ClusterIssuer';
+  /**
+   * Constraints: minLength 1.
+   * @default "cert-manager.io"
+   */
+  group: string;
+}
+
+/** zod schema of {@link InferenceClusterGatewayTlsIssuerRef}. */
+export const InferenceClusterGatewayTlsIssuerRefSchema = z.strictObject({
+  name: z.string().min(1),
+  kind: z.enum(['Issuer', 'ClusterIssuer']).default('ClusterIssuer'),
+  group: z.string().min(1).default('cert-manager.io'),
+});
+
+/** A kubernetes.io/tls Secret in the workload cluster's modelplane-system namespace. */
+export interface InferenceClusterGatewayTlsSecretRef {
+  /** Constraints: minLength 1. */
+  name: string;
+}
+
+/** zod schema of {@link InferenceClusterGatewayTlsSecretRef}. */
+export const InferenceClusterGatewayTlsSecretRefSchema = z.strictObject({
+  name: z.string().min(1),
+});
+
+/**
+ * An HTTPS listener named https on port 443 for hostname (tls.mode Terminate) on the workload gateway. Exactly one of issuerRef (the stack's cert-manager issues Secret inference-gateway-tls through a Certificate) or secretRef (a kubernetes.io/tls Secret in the workload cluster's modelplane-system).
+ * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.gateway.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+ */
+export interface InferenceClusterGatewayTls {
+  /** The cert-manager issuer on the workload cluster (an Issuer must live in modelplane-system). */
+  issuerRef?: InferenceClusterGatewayTlsIssuerRef;
+  /** A kubernetes.io/tls Secret in the workload cluster's modelplane-system namespace. */
+  secretRef?: InferenceClusterGatewayTlsSecretRef;
+}
+
+/** zod schema of {@link InferenceClusterGatewayTls}. */
+export const InferenceClusterGatewayTlsSchema = z.strictObject({
+  issuerRef: InferenceClusterGatewayTlsIssuerRefSchema.optional(),
+  secretRef: InferenceClusterGatewayTlsSecretRefSchema.optional(),
+});
+
+/**
+ * The workload cluster's inference gateway: an HTTPS listener for hostname with tls (passed to the ServingStack's spec.gateway; docs/front-door.md).
+ * Rule: `!has(self.tls) || has(self.hostname)` (spec.gateway.hostname is required when spec.gateway.tls is set (the name the certificate is for).)
+ */
+export interface InferenceClusterGateway {
+  /**
+   * The DNS name of the workload gateway's HTTPS listener (e.g. gpu-east.models.example.com); required with tls. The plain-HTTP listeners stay as they are (the control plane's front door reaches them by address). See docs/front-door.md.
+   * Constraints: minLength 1, maxLength 253, pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$.
+   */
+  hostname?: string;
+  /**
+   * An HTTPS listener named https on port 443 for hostname (tls.mode Terminate) on the workload gateway. Exactly one of issuerRef (the stack's cert-manager issues Secret inference-gateway-tls through a Certificate) or secretRef (a kubernetes.io/tls Secret in the workload cluster's modelplane-system).
+   * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.gateway.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+   */
+  tls?: InferenceClusterGatewayTls;
+}
+
+/** zod schema of {@link InferenceClusterGateway}. */
+export const InferenceClusterGatewaySchema = z.strictObject({
+  hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),
+  tls: InferenceClusterGatewayTlsSchema.optional(),
+});
+
 /** The Secret holding the cluster's kubeconfig; it must live in modelplane-system. */
 export interface InferenceClusterClusterExistingSecretRef {
   /** Constraints: minLength 1, maxLength 253. */
@@ -405,6 +476,11 @@ export const InferenceClusterCrossplaneSchema = z.strictObject({
 /** Rule: `self.cluster.source != 'Nebius' || !has(self.nodePools) || self.nodePools.all(p, !has(p.fabric) || p.fabric.type != 'InfiniBand' || has(p.fabric.infiniband))` (fabric.infiniband is required when fabric.type is InfiniBand and cluster.source is Nebius.) */
 export interface InferenceClusterSpec {
   /**
+   * The workload cluster's inference gateway: an HTTPS listener for hostname with tls (passed to the ServingStack's spec.gateway; docs/front-door.md).
+   * Rule: `!has(self.tls) || has(self.hostname)` (spec.gateway.hostname is required when spec.gateway.tls is set (the name the certificate is for).)
+   */
+  gateway?: InferenceClusterGateway;
+  /**
    * Where the cluster comes from.
    * Rule: `self.source != 'Existing' || has(self.existing)` (spec.cluster.existing is required when spec.cluster.source is Existing.)
    * Rule: `self.source != 'GKE' || has(self.gke)` (spec.cluster.gke is required when spec.cluster.source is GKE.)
@@ -437,6 +513,7 @@ export interface InferenceClusterSpec {
 
 /** zod schema of {@link InferenceClusterSpec}. */
 export const InferenceClusterSpecSchema = z.strictObject({
+  gateway: InferenceClusterGatewaySchema.optional(),
   cluster: InferenceClusterClusterSchema,
   taints: z.array(InferenceClusterTaintSchema).optional(),
   drain: z.boolean().default(false),

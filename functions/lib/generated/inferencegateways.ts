@@ -63,6 +63,74 @@ export const InferenceGatewayAuthSchema = z.strictObject({
   validatorURL: z.string().regex(new RegExp('^https?://[^/]+$')).optional(),
 });
 
+/** The cert-manager issuer of the gateway's Certificate. An Issuer (namespaced) must live in modelplane-system, beside the Certificate. */
+export interface InferenceGatewayTlsIssuerRef {
+  /** Constraints: minLength 1. */
+  name: string;
+  /** @default "ClusterIssuer" */
+  kind: 'Issuer' | 'ClusterIssuer';
+  /**
+   * Constraints: minLength 1.
+   * @default "cert-manager.io"
+   */
+  group: string;
+}
+
+/** zod schema of {@link InferenceGatewayTlsIssuerRef}. */
+export const InferenceGatewayTlsIssuerRefSchema = z.strictObject({
+  name: z.string().min(1),
+  kind: z.enum(['Issuer', 'ClusterIssuer']).default('ClusterIssuer'),
+  group: z.string().min(1).default('cert-manager.io'),
+});
+
+/** A kubernetes.io/tls Secret holding the certificate (tls.crt, tls.key) for spec.hostname. In another namespace than modelplane-system, a ReferenceGrant there lets the Gateway read it. */
+export interface InferenceGatewayTlsSecretRef {
+  /** Constraints: minLength 1. */
+  name: string;
+  /**
+   * The Secret's namespace; omitted means modelplane-system (the Gateway's).
+   * Constraints: minLength 1.
+   */
+  namespace?: string;
+}
+
+/** zod schema of {@link InferenceGatewayTlsSecretRef}. */
+export const InferenceGatewayTlsSecretRefSchema = z.strictObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1).optional(),
+});
+
+/**
+ * Serve HTTPS on listener websecure (port 8443, Traefik's Service exposes 443) with a certificate for spec.hostname; plain HTTP then only redirects to HTTPS (301). Exactly one of issuerRef (cert-manager issues the certificate into Secret modelplane-gateway-tls) or secretRef (a kubernetes.io/tls Secret the platform brings).
+ * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+ */
+export interface InferenceGatewayTls {
+  /** The cert-manager issuer of the gateway's Certificate. An Issuer (namespaced) must live in modelplane-system, beside the Certificate. */
+  issuerRef?: InferenceGatewayTlsIssuerRef;
+  /** A kubernetes.io/tls Secret holding the certificate (tls.crt, tls.key) for spec.hostname. In another namespace than modelplane-system, a ReferenceGrant there lets the Gateway read it. */
+  secretRef?: InferenceGatewayTlsSecretRef;
+}
+
+/** zod schema of {@link InferenceGatewayTls}. */
+export const InferenceGatewayTlsSchema = z.strictObject({
+  issuerRef: InferenceGatewayTlsIssuerRefSchema.optional(),
+  secretRef: InferenceGatewayTlsSecretRefSchema.optional(),
+});
+
+/** How spec.hostname gets into DNS. */
+export interface InferenceGatewayDns {
+  /**
+   * Annotate the Gateway with external-dns.alpha.kubernetes.io/hostname: <spec.hostname> so an external-dns watching Gateways publishes the record. Requires spec.hostname.
+   * @default false
+   */
+  externalDNS: boolean;
+}
+
+/** zod schema of {@link InferenceGatewayDns}. */
+export const InferenceGatewayDnsSchema = z.strictObject({
+  externalDNS: z.boolean().default(false),
+});
+
 export interface InferenceGatewayTraefikMetallb {
   /** MetalLB address range, e.g. "172.18.255.200-172.18.255.250". */
   addressPool: string;
@@ -142,7 +210,11 @@ export const InferenceGatewayCrossplaneSchema = z.strictObject({
   resourceRefs: z.array(InferenceGatewayCrossplaneResourceRefSchema).optional(),
 });
 
-/** Rule: `self.backend != 'Traefik' || has(self.traefik)` (spec.traefik is required when spec.backend is Traefik.) */
+/**
+ * Rule: `self.backend != 'Traefik' || has(self.traefik)` (spec.traefik is required when spec.backend is Traefik.)
+ * Rule: `!has(self.tls) || has(self.hostname)` (spec.hostname is required when spec.tls is set: set it to the DNS name clients use (the certificate's name and the HTTPS listener's hostname), e.g. models.example.com.)
+ * Rule: `!has(self.dns) || !has(self.dns.externalDNS) || !self.dns.externalDNS || has(self.hostname)` (spec.hostname is required when spec.dns.externalDNS is true (the name external-dns publishes).)
+ */
 export interface InferenceGatewaySpec {
   /** The gateway implementation. */
   backend: 'Traefik';
@@ -152,6 +224,18 @@ export interface InferenceGatewaySpec {
    * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
    */
   auth?: InferenceGatewayAuth;
+  /**
+   * The DNS name clients reach the gateway by, e.g. models.example.com (lowercase, no wildcard). Set: both listeners carry it, and every ModelService URL is <scheme>://<hostname>/<namespace>/<service>. Required with spec.tls. See docs/front-door.md.
+   * Constraints: minLength 1, maxLength 253, pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$.
+   */
+  hostname?: string;
+  /**
+   * Serve HTTPS on listener websecure (port 8443, Traefik's Service exposes 443) with a certificate for spec.hostname; plain HTTP then only redirects to HTTPS (301). Exactly one of issuerRef (cert-manager issues the certificate into Secret modelplane-gateway-tls) or secretRef (a kubernetes.io/tls Secret the platform brings).
+   * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+   */
+  tls?: InferenceGatewayTls;
+  /** How spec.hostname gets into DNS. */
+  dns?: InferenceGatewayDns;
   /** Rule: `!has(self.loadBalancer) || self.loadBalancer != 'MetalLB' || has(self.metallb)` (spec.traefik.metallb is required when spec.traefik.loadBalancer is MetalLB.) */
   traefik?: InferenceGatewayTraefik;
   /** Configures how Crossplane will reconcile this composite resource */
@@ -162,6 +246,9 @@ export interface InferenceGatewaySpec {
 export const InferenceGatewaySpecSchema = z.strictObject({
   backend: z.enum(['Traefik']),
   auth: InferenceGatewayAuthSchema.optional(),
+  hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),
+  tls: InferenceGatewayTlsSchema.optional(),
+  dns: InferenceGatewayDnsSchema.optional(),
   traefik: InferenceGatewayTraefikSchema.optional(),
   crossplane: InferenceGatewayCrossplaneSchema.optional(),
 });
@@ -208,8 +295,10 @@ export const InferenceGatewayStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface InferenceGatewayStatus {
-  /** The gateway's external address; every ModelService URL is http://<address>/<namespace>/<service>. */
+  /** The gateway's external address; without spec.hostname every ModelService URL is http://<address>/<namespace>/<service>. */
   address?: string;
+  /** With spec.hostname, the base of every ModelService URL: https://<hostname> with spec.tls (routes then attach to listener websecure), else http://<hostname>. Published with the address. */
+  url?: string;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -222,6 +311,7 @@ export interface InferenceGatewayStatus {
 /** zod schema of {@link InferenceGatewayStatus}. */
 export const InferenceGatewayStatusSchema = z.strictObject({
   address: z.string().optional(),
+  url: z.string().optional(),
   conditions: z.array(InferenceGatewayStatusConditionSchema).optional(),
   crossplane: InferenceGatewayStatusCrossplaneSchema.optional(),
 });
@@ -231,7 +321,11 @@ export interface InferenceGateway {
   apiVersion: 'modelplane.ai/v1alpha1';
   kind: 'InferenceGateway';
   metadata?: ObjectMeta;
-  /** Rule: `self.backend != 'Traefik' || has(self.traefik)` (spec.traefik is required when spec.backend is Traefik.) */
+  /**
+   * Rule: `self.backend != 'Traefik' || has(self.traefik)` (spec.traefik is required when spec.backend is Traefik.)
+   * Rule: `!has(self.tls) || has(self.hostname)` (spec.hostname is required when spec.tls is set: set it to the DNS name clients use (the certificate's name and the HTTPS listener's hostname), e.g. models.example.com.)
+   * Rule: `!has(self.dns) || !has(self.dns.externalDNS) || !self.dns.externalDNS || has(self.hostname)` (spec.hostname is required when spec.dns.externalDNS is true (the name external-dns publishes).)
+   */
   spec: InferenceGatewaySpec;
   status?: InferenceGatewayStatus;
 }

@@ -91,6 +91,54 @@ export const ServingStackVersionsSchema = z.strictObject({
   nvidiaDraDriver: z.string().min(1).max(32).default('0.4.0'),
 });
 
+/** The cert-manager issuer on the workload cluster (an Issuer must live in modelplane-system). */
+export interface ServingStackGatewayTlsIssuerRef {
+  /** Constraints: minLength 1. */
+  name: string;
+  /** @default "ClusterIssuer" */
+  kind: 'Issuer' | 'ClusterIssuer';
+  /**
+   * Constraints: minLength 1.
+   * @default "cert-manager.io"
+   */
+  group: string;
+}
+
+/** zod schema of {@link ServingStackGatewayTlsIssuerRef}. */
+export const ServingStackGatewayTlsIssuerRefSchema = z.strictObject({
+  name: z.string().min(1),
+  kind: z.enum(['Issuer', 'ClusterIssuer']).default('ClusterIssuer'),
+  group: z.string().min(1).default('cert-manager.io'),
+});
+
+/** A kubernetes.io/tls Secret in the workload cluster's modelplane-system namespace. */
+export interface ServingStackGatewayTlsSecretRef {
+  /** Constraints: minLength 1. */
+  name: string;
+}
+
+/** zod schema of {@link ServingStackGatewayTlsSecretRef}. */
+export const ServingStackGatewayTlsSecretRefSchema = z.strictObject({
+  name: z.string().min(1),
+});
+
+/**
+ * An HTTPS listener named https on port 443 for hostname (tls.mode Terminate) on the workload gateway. Exactly one of issuerRef (the stack's cert-manager issues Secret inference-gateway-tls through a Certificate) or secretRef (a kubernetes.io/tls Secret in the workload cluster's modelplane-system).
+ * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.gateway.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+ */
+export interface ServingStackGatewayTls {
+  /** The cert-manager issuer on the workload cluster (an Issuer must live in modelplane-system). */
+  issuerRef?: ServingStackGatewayTlsIssuerRef;
+  /** A kubernetes.io/tls Secret in the workload cluster's modelplane-system namespace. */
+  secretRef?: ServingStackGatewayTlsSecretRef;
+}
+
+/** zod schema of {@link ServingStackGatewayTls}. */
+export const ServingStackGatewayTlsSchema = z.strictObject({
+  issuerRef: ServingStackGatewayTlsIssuerRefSchema.optional(),
+  secretRef: ServingStackGatewayTlsSecretRefSchema.optional(),
+});
+
 export interface ServingStackGatewayListener {
   /** Constraints: minLength 1, maxLength 63. */
   name: string;
@@ -108,9 +156,20 @@ export const ServingStackGatewayListenerSchema = z.strictObject({
 
 /**
  * The workload cluster's inference Gateway.
+ * Rule: `!has(self.tls) || has(self.hostname)` (spec.gateway.hostname is required when spec.gateway.tls is set (the name the certificate is for).)
  * @default {}
  */
 export interface ServingStackGateway {
+  /**
+   * The DNS name of the workload gateway's HTTPS listener (e.g. gpu-east.models.example.com); required with tls. The plain-HTTP listeners stay as they are (the control plane's front door reaches them by address). See docs/front-door.md.
+   * Constraints: minLength 1, maxLength 253, pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$.
+   */
+  hostname?: string;
+  /**
+   * An HTTPS listener named https on port 443 for hostname (tls.mode Terminate) on the workload gateway. Exactly one of issuerRef (the stack's cert-manager issues Secret inference-gateway-tls through a Certificate) or secretRef (a kubernetes.io/tls Secret in the workload cluster's modelplane-system).
+   * Rule: `has(self.issuerRef) != has(self.secretRef)` (spec.gateway.tls must set exactly one of issuerRef (cert-manager issues the certificate) or secretRef (a kubernetes.io/tls Secret you bring).)
+   */
+  tls?: ServingStackGatewayTls;
   /**
    * GatewayClass name.
    * Constraints: minLength 1, maxLength 63.
@@ -126,6 +185,8 @@ export interface ServingStackGateway {
 
 /** zod schema of {@link ServingStackGateway}. */
 export const ServingStackGatewaySchema = z.strictObject({
+  hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),
+  tls: ServingStackGatewayTlsSchema.optional(),
   className: z.string().min(1).max(63).default('envoy'),
   listeners: z.array(ServingStackGatewayListenerSchema).max(8).optional(),
 });
@@ -201,6 +262,7 @@ export interface ServingStackSpec {
   versions: ServingStackVersions;
   /**
    * The workload cluster's inference Gateway.
+   * Rule: `!has(self.tls) || has(self.hostname)` (spec.gateway.hostname is required when spec.gateway.tls is set (the name the certificate is for).)
    * @default {}
    */
   gateway: ServingStackGateway;

@@ -180,7 +180,7 @@ function scanCrdHeader(text: string): { group: string; kind: string; versions: s
   if (!/^kind:\s*CustomResourceDefinition\s*$/m.test(text)) return undefined;
   const group = /^ {2}group:\s*(\S+)\s*$/m.exec(text)?.[1];
   const kind = /^ {2}names:\s*\n(?: {4}.*\n)*? {4}kind:\s*(\S+)\s*$/m.exec(text)?.[1];
-  const versions = [...text.matchAll(/^(?: {4}| {2}- )name:\s*(v\d+\S*)\s*$/gm)].map((m) => m[1]!);
+  const versions = [...text.matchAll(/^(?: {4}| {2}- | {4}- )name:\s*(v\d+\S*)\s*$/gm)].map((m) => m[1]!);
   if (group === undefined || kind === undefined || versions.length === 0) return undefined;
   return { group, kind, versions: [...new Set(versions)] };
 }
