@@ -159,7 +159,7 @@ export const KINDS: readonly KindRules[] = [
       degraded(when(TYPE_CACHE, 'False', REASON.ModelCacheNotFound)),
       degraded(when(TYPE_COLD_START, 'False', COLD_START_REASON.InvalidBar)),
       degraded(when(TYPE_COLD_START, 'False', COLD_START_REASON.SlowerThanBar), when(TYPE_READY, 'False')),
-      { health: 'Suspended', when: [when(TYPE_SCHEDULED, 'True', REASON.ScaledToZero)], text: MSG_SCALED_TO_ZERO },
+      { health: 'Healthy', when: [when(TYPE_SCHEDULED, 'True', REASON.ScaledToZero)], text: MSG_SCALED_TO_ZERO },
       progressing(when(TYPE_PROGRESSING, 'True', REASON.RollingUpdate, REASON.Failover, REASON.PolicyMove, REASON.OverCapacity)),
       progressing(when(TYPE_CACHE, 'False', REASON.ModelCacheUnresolved)),
       progressing(when(TYPE_SCHEDULED, 'False')),

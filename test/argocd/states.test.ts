@@ -34,7 +34,7 @@ const CASES: Record<string, [group: string, cases: Case[]]> = {
     ['cache not found', xr([['ModelCacheResolved', 'False', 'ModelCacheNotFound', 'ModelCache qwen not found'], NOT_READY]), 'Degraded', 'ModelCache qwen not found'],
     ['rolling update', xr([['ReplicasReady', 'True', 'AllReplicasReady', '2 of 2 ready'], ['Progressing', 'True', 'RollingUpdate', '1 of 2 replicas run the current spec'], READY]), 'Progressing', '1 of 2 replicas run the current spec'],
     ['failover runs', xr([['Progressing', 'True', 'Failover', '1 replica on an Unavailable cluster is re-placed'], READY]), 'Progressing', '1 replica on an Unavailable cluster is re-placed'],
-    ['scaled to zero', xr([['ReplicasScheduled', 'True', 'ScaledToZero', 'spec.replicas is 0: no replicas are placed'], READY]), 'Suspended', 'spec.replicas is 0: no replicas are placed'],
+    ['scaled to zero', xr([['ReplicasScheduled', 'True', 'ScaledToZero', 'spec.replicas is 0: no replicas are placed'], READY]), 'Healthy', 'spec.replicas is 0: no replicas are placed'],
     ['serving', xr([['ReplicasScheduled', 'True', 'ReplicasCreated', 'Scheduled 2 of 2 replicas'], ['ReplicasReady', 'True', 'AllReplicasReady', '2 of 2 ready'], ['Progressing', 'True', 'ReplicasUpToDate', 'Every replica runs the current spec'], READY]), 'Healthy', '2 of 2 ready'],
   ]],
   ModelReplica: ['modelplane.ai', [
