@@ -80,9 +80,9 @@ export async function overHttps(): Promise<OverHttps> {
         const script = `const req = require('node:https').request({ host: '127.0.0.1', port: 8443, servername: ${JSON.stringify(TLS_HOST)}, ca: ${JSON.stringify(ca)},
             method: 'POST', path: ${JSON.stringify(`/${NS}/${SERVICE}/v1/chat/completions`)},
             headers: { host: ${JSON.stringify(TLS_HOST)}, 'content-type': 'application/json', authorization: ${JSON.stringify(`Bearer ${RIGHT}`)} } }, (res) => {
-          const peer = res.socket.getPeerCertificate();
+          const peer = res.socket.getPeerCertificate(); const authorized = res.socket.authorized;
           let t = ''; res.on('data', (c) => (t += c)); res.on('end', () => { let o; try { o = JSON.parse(t).object; } catch {}
-            console.log(JSON.stringify({ status: res.statusCode, object: o, peerCN: peer && peer.subject ? peer.subject.CN : undefined, authorized: res.socket.authorized })); });
+            console.log(JSON.stringify({ status: res.statusCode, object: o, peerCN: peer && peer.subject ? peer.subject.CN : undefined, authorized })); });
         });
         req.on('error', () => console.log(JSON.stringify({ status: 0, authorized: false })));
         req.end('{"model":"stub","messages":[]}');`;
