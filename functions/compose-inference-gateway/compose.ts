@@ -70,7 +70,17 @@ import {
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
-import { certificate, certificateSecret, type FrontDoor, frontDoorProblems, frontDoorUrl, httpsRedirectRoute, referenceGrant } from './tls.js';
+import {
+  certificate,
+  certificateSecret,
+  type FrontDoor,
+  frontDoorProblems,
+  frontDoorUrl,
+  gatewayAnnotations,
+  httpsRedirectRoute,
+  listeners,
+  referenceGrant,
+} from './tls.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
 import { validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
@@ -151,7 +161,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   const accepted = (key: string) => conditionStatus(obs(key), 'Accepted') === 'True';
   if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
   if (traefikReady || seen('gateway')) {
-    put('gateway', gateway(fd), accepted('gateway'));
+    put('gateway', gateway(listeners(fd), gatewayAnnotations(fd)), accepted('gateway'));
     // TLS (docs/front-door.md): composed with the Gateway, whose CRDs are Established by then.
     if (spec.tls !== undefined && spec.hostname !== undefined) {
       put('https-redirect', httpsRedirectRoute(), routeAccepted(obs('https-redirect')));

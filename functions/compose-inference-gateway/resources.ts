@@ -13,7 +13,6 @@ import type { JsonObject, KubeObject } from '../lib/function.js';
 import { HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import bundle from './gateway-api-crds.json' with { type: 'json' };
-import { type FrontDoor, gatewayAnnotations, listeners } from './tls.js';
 
 /** Namespace of the control-plane gateway pieces. */
 export const SYSTEM_NAMESPACE = 'modelplane-system';
@@ -127,15 +126,15 @@ export function gatewayClass(): KubeObject {
  * Gateway `modelplane`: one HTTP listener `web` on 8000, routes from every
  * namespace; with `spec.tls` a second, HTTPS listener `websecure` on 8443;
  * `spec.hostname` on every listener; the external-dns annotation with
- * `spec.dns.externalDNS` (tls.ts, docs/front-door.md).
+ * `spec.dns.externalDNS`: `listeners` and `annotations` from tls.ts
+ * (docs/front-door.md).
  */
-export function gateway(fd: FrontDoor = {}): KubeObject {
-  const annotations = gatewayAnnotations(fd);
+export function gateway(listeners: JsonObject[], annotations?: Record<string, string>): KubeObject {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
     metadata: { name: GATEWAY_NAME, namespace: SYSTEM_NAMESPACE, ...(annotations ? { annotations } : {}) },
-    spec: { gatewayClassName: GATEWAY_CLASS, listeners: listeners(fd) },
+    spec: { gatewayClassName: GATEWAY_CLASS, listeners },
   };
 }
 

@@ -18,12 +18,9 @@
  *   the Gateway carries `external-dns.alpha.kubernetes.io/hostname`.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
+import { certificateManifest, httpsListener } from '../lib/gateway-tls.js';
 import type { InferenceGatewaySpec, InferenceGatewayTls } from '../lib/generated/inferencegateways.js';
-
-/** Namespace of the control-plane Gateway (and of the Certificate and its Secret). */
-const NAMESPACE = 'modelplane-system';
-/** Name of the control-plane Gateway. */
-const GATEWAY = 'modelplane';
+import { GATEWAY_NAME as GATEWAY, SYSTEM_NAMESPACE as NAMESPACE } from './resources.js';
 /** Traefik's internal "web" entryPoint port (its Service exposes 80). */
 export const WEB_PORT = 8000;
 /** Traefik's internal "websecure" entryPoint port (its Service exposes 443; chart default). */
@@ -80,20 +77,10 @@ export function certificateSecret(tls: InferenceGatewayTls): { name: string; nam
 /** The Gateway's listeners: `web`, and `websecure` with `spec.tls`; each carries `spec.hostname` when set. */
 export function listeners(fd: FrontDoor): JsonObject[] {
   const host = fd.hostname !== undefined ? { hostname: fd.hostname } : {};
-  const allowedRoutes = { namespaces: { from: 'All' } };
-  const out: JsonObject[] = [{ name: WEB_LISTENER, protocol: 'HTTP', port: WEB_PORT, ...host, allowedRoutes }];
+  const out: JsonObject[] = [{ name: WEB_LISTENER, protocol: 'HTTP', port: WEB_PORT, ...host, allowedRoutes: { namespaces: { from: 'All' } } }];
   if (fd.tls !== undefined) {
     const secret = certificateSecret(fd.tls);
-    const ref: JsonObject = { group: '', kind: 'Secret', name: secret.name };
-    if (secret.namespace !== NAMESPACE) ref['namespace'] = secret.namespace;
-    out.push({
-      name: WEBSECURE_LISTENER,
-      protocol: 'HTTPS',
-      port: WEBSECURE_PORT,
-      ...host,
-      tls: { mode: 'Terminate', certificateRefs: [ref] },
-      allowedRoutes,
-    });
+    out.push(httpsListener(WEBSECURE_LISTENER, WEBSECURE_PORT, fd.hostname, secret.namespace !== NAMESPACE ? secret : { name: secret.name }));
   }
   return out;
 }
@@ -106,16 +93,7 @@ export function gatewayAnnotations(fd: FrontDoor): Record<string, string> | unde
 
 /** Certificate `modelplane-gateway` (cert-manager.io/v1): `hostname` from `issuerRef` into Secret `modelplane-gateway-tls`. */
 export function certificate(hostname: string, issuerRef: NonNullable<InferenceGatewayTls['issuerRef']>): KubeObject {
-  return {
-    apiVersion: 'cert-manager.io/v1',
-    kind: 'Certificate',
-    metadata: { name: CERTIFICATE_NAME, namespace: NAMESPACE },
-    spec: {
-      secretName: TLS_SECRET,
-      dnsNames: [hostname],
-      issuerRef: { name: issuerRef.name, kind: issuerRef.kind, group: issuerRef.group },
-    },
-  };
+  return certificateManifest(CERTIFICATE_NAME, NAMESPACE, hostname, TLS_SECRET, issuerRef);
 }
 
 /** ReferenceGrant in `namespace`: Gateways in modelplane-system may reference the Secret `name` there. */

@@ -9,7 +9,8 @@
  * ServingStack is not Ready before the gateway can be reached); labels only on
  * the three objects the ordering Usages select.
  */
-import type { JsonObject, KubeObject } from '../lib/function.js';
+import type { KubeObject } from '../lib/function.js';
+import { certificateManifest, httpsListener } from '../lib/gateway-tls.js';
 import { kubernetesObject, type ProviderConfigRef } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import gaieBundle from './gaie-crds.json' with { type: 'json' };
@@ -137,7 +138,7 @@ export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeO
             port: l.port,
             allowedRoutes: { namespaces: { from: 'All' } },
           })),
-          ...(stack.https ? [httpsListener(stack.https)] : []),
+          ...(stack.https ? [httpsListener(HTTPS_LISTENER, 443, stack.https.hostname, { name: stack.https.tls.secretRef?.name ?? GATEWAY_TLS_SECRET })] : []),
         ],
       },
     },
@@ -148,18 +149,6 @@ export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeO
 export const HTTPS_LISTENER = 'https';
 /** The Secret the stack's cert-manager issues the gateway certificate into (`spec.gateway.tls.issuerRef`). */
 export const GATEWAY_TLS_SECRET = 'inference-gateway-tls';
-
-function httpsListener(https: NonNullable<ServingStack['https']>): JsonObject {
-  const secret = https.tls.secretRef?.name ?? GATEWAY_TLS_SECRET;
-  return {
-    name: HTTPS_LISTENER,
-    protocol: 'HTTPS',
-    port: 443,
-    hostname: https.hostname,
-    tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: secret }] },
-    allowedRoutes: { namespaces: { from: 'All' } },
-  };
-}
 
 /**
  * Certificate `inference-gateway` (cert-manager.io/v1) in modelplane-system
@@ -172,15 +161,6 @@ export function gatewayCertificateObject(stack: ServingStack, pc: ProviderConfig
   return kubernetesObject({
     providerConfigRef: pc,
     readiness: { policy: 'DeriveFromObject' },
-    manifest: {
-      apiVersion: 'cert-manager.io/v1',
-      kind: 'Certificate',
-      metadata: { name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE },
-      spec: {
-        secretName: GATEWAY_TLS_SECRET,
-        dnsNames: [stack.https.hostname],
-        issuerRef: { name: issuer.name, kind: issuer.kind, group: issuer.group },
-      },
-    },
+    manifest: certificateManifest(GATEWAY_NAME, GATEWAY_NAMESPACE, stack.https.hostname, GATEWAY_TLS_SECRET, issuer),
   });
 }
