@@ -75,6 +75,8 @@ export const CHART_CRDS: Readonly<Record<string, readonly string[]>> = {
     'gateway.envoyproxy.io/envoyproxies.yaml',
   ],
   lws: ['leaderworkerset.x-k8s.io/leaderworkersets.yaml'],
+  // prometheus-operator's PodMonitor (cli/dev/crds: the snapshot has no monitoring.coreos.com), for each replica's PodMonitor.
+  'kube-prometheus-stack': ['monitoring.coreos.com/podmonitors.yaml'],
   // Traefik v3.7.13's own Middleware CRD (cli/dev/crds: the snapshot has no traefik.io), for APIKey services' forwardAuth.
   traefik: ['traefik.io/middlewares.yaml'],
 };

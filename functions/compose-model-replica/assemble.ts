@@ -4,7 +4,7 @@
  * workload, its claim templates, its PodDisruptionBudget
  * (`disruption-budget-<engine>`, lifecycle.ts) and NetworkPolicy
  * (`network-policy-<engine>`, network.ts), then `inference-pool`, `model-route` and
- * the six EPP objects.
+ * the PodMonitor `pod-monitor` (metrics.ts, docs/observability.md) and the six EPP objects.
  *
  * Guarantees:
  * - Backend choice: an engine with a Standalone member runs natively
@@ -21,6 +21,7 @@ import { disaggregatedConfig, eppObjects, unifiedConfig } from './epp.js';
 import { DEFAULT_DECODE_PORT, decodePort, kvBlockSize } from './flags.js';
 import { disruptionBudget, type Lifecycle, readLifecycle } from './lifecycle.js';
 import { lwsWorkload } from './lws.js';
+import { applyObservability, podMonitor } from './metrics.js';
 import { nativeWorkload, type Workload } from './native.js';
 import { networkPolicy } from './network.js';
 import { applyPrefillDecode, inferencePool, modelRoute, servingArgs } from './routing.js';
@@ -70,7 +71,7 @@ function budgetOf(w: Workload): KubeObject {
 }
 
 /** Every remote object of the replica, or the error that prevents composing them. */
-export function assemble(replica: Replica): { objects: RemoteObject[] } | { error: string } {
+export function assemble(replica: Replica, otlpEndpoint?: string): { objects: RemoteObject[] } | { error: string } {
   const lc = readLifecycle(replica);
   if ('error' in lc) return lc;
   const workloads = replica.spec.engines.map((_, i) => workloadOf(replica, i, lc));
@@ -93,6 +94,8 @@ export function assemble(replica: Replica): { objects: RemoteObject[] } | { erro
     config = unifiedConfig(kvBlockSize(servingArgs(workloads[0]!)));
   }
 
+  applyObservability(replica, workloads, otlpEndpoint);
+
   const objects: RemoteObject[] = [];
   const ids = workloads.map((w) => ({ kind: w.manifest.kind ?? '', name: w.manifest.metadata?.name ?? '' }));
   for (const [i, w] of workloads.entries()) {
@@ -103,6 +106,7 @@ export function assemble(replica: Replica): { objects: RemoteObject[] } | { erro
   }
   objects.push({ key: 'inference-pool', manifest: inferencePool(replica), readiness: 'created' });
   objects.push({ key: 'model-route', manifest: modelRoute(replica), readiness: 'created' });
+  objects.push({ key: 'pod-monitor', manifest: podMonitor(replica, workloads), readiness: 'created' });
   for (const [key, manifest] of eppObjects(replica.name, config)) {
     objects.push({ key, manifest, readiness: key === 'epp' ? 'workload' : 'created' });
   }

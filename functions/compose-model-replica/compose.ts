@@ -8,7 +8,10 @@
  *   name is Crossplane's) on the cluster's `ClusterProviderConfig`
  *   (`status.providerConfigRef.name` of the replica's InferenceCluster), in
  *   the remote namespace `default`. Workloads (and the EPP Deployment) are
- *   ready by CEL on `Available`; everything else once created.
+ *   ready by CEL on `Available`; everything else once created. The
+ *   PodMonitor `pod-monitor` scrapes the engines, and the cluster's
+ *   `spec.observability.otlpEndpoint` reaches them as trace flags and env
+ *   (metrics.ts, docs/observability.md).
  * - Requirement `cluster` (the InferenceCluster named `spec.clusterName`) is
  *   declared on every call.
  * - Nothing already composed is deleted because an input is missing or bad
@@ -115,7 +118,8 @@ export function compose(req: ComposeRequest): ComposeResult {
     return waiting();
   }
 
-  const built = assemble(replica);
+  const otlp = getPath(cluster.items[0], 'spec', 'observability', 'otlpEndpoint');
+  const built = assemble(replica, typeof otlp === 'string' && otlp !== '' ? otlp : undefined);
   if ('error' in built) {
     keepAndWarn(result, req.observed, { type: ModelAccepted, reason: Reason.InvalidSpec, message: built.error });
     result.conditions.push(readiness(req, keys));

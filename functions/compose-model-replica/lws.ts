@@ -51,6 +51,9 @@ import { ENGINE_PORT, type Engine, LWS_ROLE_LABEL, type Member, REMOTE_NAMESPACE
 /** Label of the gang pods that claim devices (each on its own node). */
 export const GANG_DEVICES_LABEL = 'modelplane.ai/gang-devices';
 
+/** LeaderWorkerSet's label with the LeaderWorkerSet's name (set on every pod by its pod webhook). */
+export const LWS_NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
+
 /** LeaderWorkerSet's label with a value unique to each group (set on every pod by its pod webhook). */
 export const LWS_GROUP_KEY_LABEL = 'leaderworkerset.sigs.k8s.io/group-key';
 

@@ -42,8 +42,13 @@ export type ReplicaSpec = ModelReplicaSpec;
 export interface Replica {
   name: string;
   namespace: string;
+  /** The ModelDeployment it belongs to (label `modelplane.ai/deployment`), when labelled. */
+  deployment?: string;
   spec: ReplicaSpec;
 }
+
+/** The replica label naming its ModelDeployment (set by the fleet scheduler). */
+export const DEPLOYMENT_LABEL = 'modelplane.ai/deployment';
 
 /** Remote namespace of every object on the workload cluster (model-side.md §0.2). */
 export const REMOTE_NAMESPACE = 'default';
@@ -88,5 +93,8 @@ export function readReplica(xr: KubeObject): { replica: Replica } | { error: str
       }
     }
   }
-  return { replica: { name: xr.metadata?.name ?? '', namespace: xr.metadata?.namespace ?? '', spec } };
+  const replica: Replica = { name: xr.metadata?.name ?? '', namespace: xr.metadata?.namespace ?? '', spec };
+  const deployment = xr.metadata?.labels?.[DEPLOYMENT_LABEL];
+  if (deployment !== undefined && deployment !== '') replica.deployment = deployment;
+  return { replica };
 }

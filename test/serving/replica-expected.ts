@@ -378,3 +378,46 @@ export function routing(r: string, ns: string, config: string, readyKeys: string
     ),
   };
 }
+
+/** One engine scraped by a replica's PodMonitor: its name, workload name, backend and metrics port (8000). */
+export interface Scraped {
+  engine: string;
+  workload: string;
+  lws?: boolean;
+  port?: number;
+}
+
+/**
+ * `pod-monitor`: the PodMonitor `<r>-metrics` on the serving pods of replica `r`,
+ * one endpoint per engine labelled replica, cluster and engine (and deployment when given).
+ */
+export function monitor(r: string, engines: Scraped[], o: { cluster?: string; deployment?: string; ready?: boolean } = {}): Record<string, DesiredResource> {
+  const statics = [...(o.deployment ? [['deployment', o.deployment]] : []), ['replica', r], ['cluster', o.cluster ?? 'cluster-a']];
+  return {
+    'pod-monitor': obj(
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PodMonitor',
+        metadata: { name: `${r}-metrics`, namespace: 'default' },
+        spec: {
+          selector: { matchLabels: { 'modelplane.ai/serving': r } },
+          podMetricsEndpoints: engines.map((e) => ({
+            portNumber: e.port ?? 8000,
+            path: '/metrics',
+            relabelings: [
+              {
+                action: 'keep',
+                sourceLabels: [e.lws ? '__meta_kubernetes_pod_label_leaderworkerset_sigs_k8s_io_name' : '__meta_kubernetes_pod_label_modelplane_ai_workload'],
+                regex: e.workload,
+              },
+              { action: 'keep', sourceLabels: ['__meta_kubernetes_pod_container_name'], regex: 'engine' },
+              ...[...statics, ['engine', e.engine]].map(([targetLabel, replacement]) => ({ action: 'replace', targetLabel, replacement })),
+            ],
+          })),
+        },
+      },
+      'created',
+      o.ready ?? false,
+    ),
+  };
+}

@@ -21,6 +21,7 @@ import {
   SHM_MOUNT,
   SHM_VOLUME,
   unifiedConfig,
+  monitor,
 } from './replica-expected.js';
 
 const cluster = { cluster: [inferenceCluster('cluster-a')] };
@@ -108,6 +109,7 @@ const cases: Case[] = [
         'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
         'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
+        ...monitor('r', [{ engine: 'main', workload: LWS, lws: true }]),
       },
       conditions: deploying,
       results: composing,
@@ -144,6 +146,7 @@ const cases: Case[] = [
         'disruption-budget-main': obj(budget(LWS, 4, 'lws'), 'created'),
         'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(8)),
+        ...monitor('r', [{ engine: 'main', workload: LWS, lws: true }]),
       },
       conditions: deploying,
       results: composing,
@@ -179,6 +182,7 @@ const cases: Case[] = [
         'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
         'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
+        ...monitor('r', [{ engine: 'main', workload: LWS, lws: true }]),
       },
       conditions: deploying,
       results: composing,
@@ -215,6 +219,7 @@ const cases: Case[] = [
         'disruption-budget-main': obj(budget(LWS, 2, 'lws'), 'created'),
         'network-policy-main': obj(netpol('r', [LWS, 'lws']), 'created'),
         ...routing('r', 'ml-team', unifiedConfig(16)),
+        ...monitor('r', [{ engine: 'main', workload: LWS, lws: true }]),
       },
       conditions: deploying,
       results: composing,

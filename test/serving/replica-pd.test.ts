@@ -23,6 +23,7 @@ import {
   health,
   routing,
   SHM_MOUNT,
+  monitor,
 } from './replica-expected.js';
 
 /** The workloads of the two PrefillDecode replicas, each the other's gang peer in its NetworkPolicy. */
@@ -132,6 +133,10 @@ const cases: Case[] = [
         'disruption-budget-beta': obj(budget('r-beta-52d85', 1), 'created'),
         'network-policy-beta': obj(netpol('r', ['r-beta-52d85', 'workload'], AB), 'created'),
         ...routing('r', 'ml-team', pdConfig(16)),
+        ...monitor('r', [
+          { engine: 'alpha', workload: 'r-alpha-b36ce', port: 9000 },
+          { engine: 'beta', workload: 'r-beta-52d85' },
+        ]),
       },
       conditions: deploying,
       results: composing,
@@ -221,6 +226,10 @@ const cases: Case[] = [
         'disruption-budget-decode': obj(budget('r-decode-4b27b', 2, 'lws'), 'created'),
         'network-policy-decode': obj(netpol('r', ['r-decode-4b27b', 'lws'], PD), 'created'),
         ...routing('r', 'ml-team', pdConfig(32)),
+        ...monitor('r', [
+          { engine: 'prefill', workload: 'r-prefill-d90b0' },
+          { engine: 'decode', workload: 'r-decode-4b27b', lws: true, port: 8001 },
+        ]),
       },
       conditions: deploying,
       results: composing,

@@ -31,7 +31,10 @@ import {
   SHM_MOUNT,
   SHM_VOLUME,
   unifiedConfig,
+  monitor,
 } from './replica-expected.js';
+
+const MAIN = [{ engine: 'main', workload: 'test-replica-main-6b608' }];
 
 const cluster = { cluster: [inferenceCluster('cluster-a')] };
 const requirements = {
@@ -88,7 +91,7 @@ const cases: Case[] = [
     reason: 'a Standalone engine: Deployment pinned to its pool with its claim, InferencePool routing, EPP; no model-service key',
     req: () => request(replica('test-replica'), { required: cluster }),
     want: {
-      resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)) },
+      resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)), ...monitor('test-replica', MAIN) },
       conditions: deploying,
       results: composing,
       requirements,
@@ -166,7 +169,7 @@ const cases: Case[] = [
       status: { phase: 'Serving' },
       resources: {
         ...standardWorkload({ ready: true }),
-        ...routing('test-replica', 'ml-team', unifiedConfig(16), ['model-route', 'epp']),
+        ...routing('test-replica', 'ml-team', unifiedConfig(16), ['model-route', 'epp']), ...monitor('test-replica', MAIN),
       },
       conditions: [
         { type: 'ModelAccepted', status: 'True', reason: 'Accepted' },
@@ -186,7 +189,7 @@ const cases: Case[] = [
       }),
     want: {
       status: { phase: 'Starting' },
-      resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)) },
+      resources: { ...standardWorkload(), ...routing('test-replica', 'ml-team', unifiedConfig(16)), ...monitor('test-replica', MAIN) },
       conditions: [
         { type: 'ModelAccepted', status: 'True', reason: 'Accepted' },
         { type: 'ModelReady', status: 'False', reason: 'ModelStarting' },
@@ -202,7 +205,7 @@ const cases: Case[] = [
     want: {
       resources: {
         ...standardWorkload(cached(['--trust-remote-code', '--model=/mnt/models'])),
-        ...routing('test-replica', 'ml-team', unifiedConfig(16)),
+        ...routing('test-replica', 'ml-team', unifiedConfig(16)), ...monitor('test-replica', MAIN),
       },
       conditions: deploying,
       results: composing,
@@ -214,7 +217,7 @@ const cases: Case[] = [
     reason: 'an existing --model=/mnt/models is not duplicated',
     req: () => request(withCache(['--model=/mnt/models']), { required: cluster }),
     want: {
-      resources: { ...standardWorkload(cached(['--model=/mnt/models'])), ...routing('test-replica', 'ml-team', unifiedConfig(16)) },
+      resources: { ...standardWorkload(cached(['--model=/mnt/models'])), ...routing('test-replica', 'ml-team', unifiedConfig(16)), ...monitor('test-replica', MAIN) },
       conditions: deploying,
       results: composing,
       requirements,
@@ -222,12 +225,12 @@ const cases: Case[] = [
   },
   {
     name: 'cache with a command',
-    reason: 'a container with its own command gets no flag: --model-path stays as written',
+    reason: 'a container with its own command gets no --model flag: --model-path stays as written; SGLang gets --enable-metrics',
     req: () => request(withCache(['--model-path=/mnt/models'], ['python3', '-m', 'sglang.launch_server']), { required: cluster }),
     want: {
       resources: {
-        ...standardWorkload(cached(['--model-path=/mnt/models'], { command: ['python3', '-m', 'sglang.launch_server'] })),
-        ...routing('test-replica', 'ml-team', unifiedConfig(16)),
+        ...standardWorkload(cached(['--model-path=/mnt/models', '--enable-metrics'], { command: ['python3', '-m', 'sglang.launch_server'] })),
+        ...routing('test-replica', 'ml-team', unifiedConfig(16)), ...monitor('test-replica', MAIN),
       },
       conditions: deploying,
       results: composing,
@@ -302,7 +305,7 @@ const cases: Case[] = [
         ),
         'disruption-budget-main': obj(budget(W, 1), 'created'),
         'network-policy-main': obj(netpol('test-replica', [W, 'workload']), 'created'),
-        ...routing('test-replica', 'ml-team', unifiedConfig(32)),
+        ...routing('test-replica', 'ml-team', unifiedConfig(32)), ...monitor('test-replica', MAIN),
       },
       conditions: deploying,
       results: composing,

@@ -65,6 +65,13 @@ describe('the Vultr seed, deployment to address', () => {
                   '--max-model-len=8192',
                   '--gpu-memory-utilization=0.85',
                   '--enforce-eager',
+                  // The cluster's spec.observability.otlpEndpoint (docs/observability.md#traces-otlp).
+                  '--otlp-traces-endpoint',
+                  'http://otel-collector.monitoring.svc.cluster.local:4317',
+                ],
+                env: [
+                  { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://otel-collector.monitoring.svc.cluster.local:4317' },
+                  { name: 'OTEL_SERVICE_NAME', value: 'qwen-7b' },
                 ],
                 ports: [{ containerPort: 8000 }],
                 volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
