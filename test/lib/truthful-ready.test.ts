@@ -60,7 +60,7 @@ describe('ModelDeployment: partial placement is not Ready', () => {
       'endpoint-cluster-b-0': endpoint('cluster-b'),
     };
     const out = schedule(scheduleRequest(deployment({ replicas: 3 }), { observed, required: { clusters: fleet, 'all-replicas': running } }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(Object.values(out.resources).every((r) => r.ready === true)).toBe(true);
     expect(conditionOf(out, 'ReplicasScheduled')).toMatchObject({ status: 'False', reason: 'InsufficientCapacity' });
     expect(conditionOf(out, 'ReplicasScheduled')?.message).toMatch(/^2 of 3 replicas scheduled; 2 clusters: 2 pool default: needs 1 gpu on one node, 0 free$/);

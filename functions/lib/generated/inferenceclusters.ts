@@ -328,6 +328,20 @@ export const InferenceClusterFailoverSchema = z.strictObject({
   recoverAfter: z.string().min(2).regex(new RegExp('^([0-9]+h)?([0-9]+m)?([0-9]+s)?$')).default('2m'),
 });
 
+/** Where the engines of replicas placed on this cluster send their OpenTelemetry traces (docs/observability.md). */
+export interface InferenceClusterObservability {
+  /**
+   * OTLP endpoint (gRPC, e.g. http://otel-collector.monitoring:4317) given to every engine as --otlp-traces-endpoint and OTEL_EXPORTER_OTLP_ENDPOINT.
+   * Constraints: minLength 8, maxLength 2048, pattern ^https?://\S+$.
+   */
+  otlpEndpoint?: string;
+}
+
+/** zod schema of {@link InferenceClusterObservability}. */
+export const InferenceClusterObservabilitySchema = z.strictObject({
+  otlpEndpoint: z.string().min(8).max(2048).regex(new RegExp('^https?://\\S+$')).optional(),
+});
+
 /** EKS only. An EC2 Capacity Block reservation. */
 export interface InferenceClusterNodePoolCapacityBlock {
   /** Constraints: minLength 4, maxLength 64, pattern ^cr-[0-9a-f]+$. */
@@ -502,6 +516,8 @@ export interface InferenceClusterSpec {
   drain: boolean;
   /** The failover bounds (docs/failover.md): how long the control plane must be unable to see the cluster before its replicas are re-placed, and how long it must be Healthy again before it takes new ones. Go-style durations. */
   failover?: InferenceClusterFailover;
+  /** Where the engines of replicas placed on this cluster send their OpenTelemetry traces (docs/observability.md). */
+  observability?: InferenceClusterObservability;
   /**
    * GPU node pools; nodes carry modelplane.ai/pool=<name>.
    * Constraints: minItems 1, maxItems 8, list-map keyed by name.
@@ -518,6 +534,7 @@ export const InferenceClusterSpecSchema = z.strictObject({
   taints: z.array(InferenceClusterTaintSchema).optional(),
   drain: z.boolean().default(false),
   failover: InferenceClusterFailoverSchema.optional(),
+  observability: InferenceClusterObservabilitySchema.optional(),
   nodePools: z.array(InferenceClusterNodePoolSchema).min(1).max(8).optional(),
   crossplane: InferenceClusterCrossplaneSchema.optional(),
 });
