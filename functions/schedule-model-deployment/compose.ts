@@ -3,7 +3,8 @@
  * ModelDeployment, the InferenceClusters it may use (with their published
  * capacity ledgers) and its own ModelReplicas, places the replicas
  * (scheduling.ts) and composes one ModelReplica per placed replica and one
- * ModelEndpoint per Ready one (model-side.md §2).
+ * ModelEndpoint per Ready one (model-side.md §2), and the deployment's Grafana
+ * dashboard ConfigMap (dashboard.ts, docs/observability.md#dashboard).
  *
  * Guarantees:
  * - Requirements are declared on every call: `cache` (the ModelCache, when
@@ -82,7 +83,7 @@
  * - the InvalidNodeSelector message names the selector's field path.
  */
 import { msgUntracked, untrackedReplicas } from './orphans.js';
-import { readyOnlyIfServing } from '../lib/ready.js';
+import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import {
   type ComposeRequest,
   type ComposeResult,
@@ -99,6 +100,7 @@ import {
   type ResourceSelector,
   warning,
 } from '../lib/function.js';
+import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { LABEL_DEPLOYMENT, readFleet, readReplica } from './fleet.js';
@@ -228,6 +230,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
 
   if (d.replicas === 0) {
+    withDashboard(result, d);
     result.status = deploymentStatus([], 0);
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
@@ -333,6 +336,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     result.resources[key] = { resource: asRunning(replica) };
     result.results.push(warning(msgUntracked(replica.metadata?.name ?? '', key)));
   }
+  withDashboard(result, d);
 
   // Status, conditions, events (model-side.md §2.4).
   result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
@@ -398,6 +402,14 @@ function asRunning(obj: KubeObject): KubeObject {
   if (m.namespace !== undefined) metadata.namespace = m.namespace;
   if (m.labels !== undefined) metadata.labels = { ...m.labels };
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata, spec: structuredClone(obj['spec'] ?? {}) };
+}
+
+/**
+ * The dashboard ConfigMap (dashboard.ts), last, always marked ready: a
+ * dashboard never holds back the deployment's Ready (docs/observability.md#dashboard).
+ */
+function withDashboard(result: ComposeResult, d: DeploymentSpec): void {
+  result.resources[DASHBOARD_KEY] = markReady(dashboardConfigMap(d), true);
 }
 
 /** Declares the `clusters` and `own-replicas` requirements. */

@@ -340,3 +340,19 @@ export function runScheduleFull(
   if (out.kind === 'invalid') throw new Error('invalid selectors');
   return out;
 }
+
+/**
+ * `resources` (or a whole result) without the deployment's dashboard ConfigMap,
+ * after asserting it is there: `dashboard`, a ConfigMap `<name>-dashboard`
+ * labelled `grafana_dashboard: "1"`, marked ready (its content: test/scheduler/dashboard.test.ts).
+ */
+export function withoutDashboard<T>(x: T): T {
+  const isResult = typeof x === 'object' && x !== null && 'resources' in x;
+  const resources = (isResult ? (x as { resources: Record<string, unknown> }).resources : x) as Record<string, { resource: KubeObject; ready?: boolean }>;
+  const d = resources['dashboard'];
+  if (d === undefined || d.resource.kind !== 'ConfigMap' || !d.resource.metadata?.name?.endsWith('-dashboard') || d.resource.metadata.labels?.['grafana_dashboard'] !== '1' || d.ready !== true) {
+    throw new Error(`no dashboard ConfigMap among ${Object.keys(resources).join(', ')}`);
+  }
+  const { dashboard: _d, ...rest } = resources;
+  return (isResult ? { ...(x as object), resources: rest } : rest) as T;
+}

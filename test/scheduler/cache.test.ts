@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ComposeRequest, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { footprint, readCache } from '../../functions/schedule-model-deployment/cache.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
-import { cluster, deployment, engine, member, pool, replica, req, request, sel } from '../builders/scheduler.js';
+import { cluster, deployment, engine, member, pool, replica, req, request, sel, withoutDashboard } from '../builders/scheduler.js';
 
 const gpu = () => [req('gpu', [sel.driver('gpu.nvidia.com')])];
 const dep = (opts: Parameters<typeof deployment>[0] = {}) =>
@@ -43,7 +43,7 @@ describe('new replicas only where the cache is Ready', () => {
         { name: 'eks-a', phase: 'Ready' },
       ]),
     );
-    expect(Object.keys(out.resources)).toEqual(['replica-eks-a-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-eks-a-0', 'dashboard']);
     expect(scheduled(out)).toEqual({
       type: 'ReplicasScheduled',
       status: 'False',
@@ -62,7 +62,7 @@ describe('new replicas only where the cache is Ready', () => {
         { name: 'gke-a', phase: 'Hydrating' },
       ]),
     );
-    expect(out.resources).toEqual({});
+    expect(withoutDashboard(out.resources)).toEqual({});
     expect(scheduled(out)!.message).toBe(
       '0 of 1 replicas scheduled; 3 clusters: 1 cache qwen-72b: Hydrating on gke-a, 1 cache qwen-72b: not staged on aks-a yet, 1 cache qwen-72b: not supported on vultr-demo (no RWX storage class)',
     );
@@ -71,7 +71,7 @@ describe('new replicas only where the cache is Ready', () => {
 
   it('a present cache that has published no status yet holds new placement', () => {
     const out = run(dep(), [cluster('gke-a')], cache(undefined));
-    expect(out.resources).toEqual({});
+    expect(withoutDashboard(out.resources)).toEqual({});
     expect(scheduled(out)!.message).toBe('0 of 1 replicas scheduled; 1 cluster: 1 cache qwen-72b: not staged on gke-a yet');
   });
 
@@ -86,7 +86,7 @@ describe('new replicas only where the cache is Ready', () => {
       replicas: [existing],
       observed: { 'replica-gke-a-0': existing },
     });
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-gke-a-0', 'replica-gke-a-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-gke-a-0', 'replica-gke-a-0']);
     expect(scheduled(out)).toEqual({ type: 'ReplicasScheduled', status: 'True', reason: 'ReplicasCreated', message: 'Scheduled 1 of 1 replicas' });
   });
 

@@ -33,13 +33,13 @@ function endpoint(r: KubeObject): KubeObject {
 describe('cluster health in the scheduler', () => {
   it('Healthy: nothing changes', () => {
     const out = twoReplicas('Healthy');
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.status?.['replicas']).toEqual({ total: 2, ready: 2, summary: '2/2' });
   });
 
   it('Unreachable (a blip): nothing moves, the replica is not counted Ready, its endpoint is kept as it is', () => {
     const out = twoReplicas('Unreachable');
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.status?.['replicas']).toEqual({ total: 2, ready: 1, summary: '1/2' });
     expect(cond(out, 'ReplicasReady')?.message).toBe(
       '1 of 2 ready; replica my-model-5ab63: cluster cluster-a is Unreachable: not counted Ready; its endpoint is kept until the cluster is Unavailable or the replica is replaced',
@@ -50,7 +50,7 @@ describe('cluster health in the scheduler', () => {
 
   it('Unavailable: a replacement is placed as surge, the old replica stays until it is Ready, its endpoint leaves the route', () => {
     const out = twoReplicas('Unavailable');
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
     const placements = out.status?.['placements'] as { cluster: string; role: string; ready: boolean }[];
     expect(placements.map((p) => `${p.cluster} ${p.role} ${p.ready}`)).toEqual(['cluster-a retiring false', 'cluster-b current true', 'cluster-c surge false']);
     expect(cond(out, 'Progressing')).toEqual({ type: 'Progressing', status: 'True', reason: 'Failover', message: '2 of 2 replicas placed on clusters that serve; 1 on Unavailable or drained clusters go as their replacements become Ready' });
@@ -66,7 +66,7 @@ describe('cluster health in the scheduler', () => {
     const clusters = [cluster(a, { health: 'Unavailable' }), cluster(b, { health: 'Healthy' }), cluster('cluster-c', { health: 'Healthy' })];
     const observed = { 'replica-cluster-a-0': ra, 'replica-cluster-b-0': rb, 'replica-cluster-c-0': rc, 'endpoint-cluster-a-0': endpoint(ra), 'endpoint-cluster-b-0': endpoint(rb) };
     const out = compose(request(deployment({ replicas: 2 }), { observed, required: { clusters, 'all-replicas': [ra, rb, rc] } }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
     expect(cond(out, 'Progressing')?.reason).toBe('ReplicasUpToDate');
     expect(out.status?.['replicas']).toEqual({ total: 2, ready: 2, summary: '2/2' });
   });
@@ -81,13 +81,13 @@ describe('cluster health in the scheduler', () => {
     const out = compose(request(deployment({ replicas: 2 }), { observed, required: { clusters, 'all-replicas': [ra, rb, rcListed] } }));
     const placements = out.status?.['placements'] as { cluster: string; role: string; ready: boolean }[];
     expect(placements.map((p) => `${p.cluster} ${p.role} ${p.ready}`)).toEqual(['cluster-a retiring false', 'cluster-b current true', 'cluster-c surge false']);
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
   });
 
   it('Unavailable with nowhere to go: FailoverBlocked names why per cluster, and the replica stays', () => {
     const full = [cluster(a, { health: 'Unavailable' }), cluster(b, { health: 'Healthy', pools: [pool('default', { nodes: 1 })] })];
     const out = twoReplicas('Unavailable', { c: full });
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(cond(out, 'Progressing')).toEqual({
       type: 'Progressing',
       status: 'False',
@@ -116,12 +116,12 @@ describe('cluster health in the scheduler', () => {
         required: { clusters: noGateway('Unavailable'), 'all-replicas': [ra, rb, rc] },
       }),
     );
-    expect(Object.keys(replaced.resources).sort()).toEqual(['endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(replaced.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
   });
 
   it('spec.drain: the replica keeps serving and its endpoint while its replacement starts; the cluster takes no new replica', () => {
     const out = twoReplicas('Healthy', { drainA: true });
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
     expect(cond(out, 'ReplicasScheduled')?.message).toContain('cluster cluster-a is drained (spec.drain): it is re-placed');
     expect(out.status?.['replicas']).toEqual({ total: 3, ready: 2, summary: '2/2' });
   });
@@ -129,7 +129,7 @@ describe('cluster health in the scheduler', () => {
   it('no placement on an Unreachable or Unavailable cluster', () => {
     for (const state of ['Unreachable', 'Unavailable']) {
       const out = compose(request(deployment({ replicas: 1 }), { required: { clusters: [cluster(a, { health: state })], 'all-replicas': [] } }));
-      expect(Object.keys(out.resources)).toEqual([]);
+      expect(Object.keys(out.resources)).toEqual(['dashboard']);
       expect(cond(out, 'ReplicasScheduled')?.message).toBe(`0 of 1 replicas scheduled; 1 cluster: 1 health ${state} since 2024-01-01T00:00:00Z`);
     }
   });
@@ -139,6 +139,6 @@ describe('cluster health in the scheduler', () => {
     const rc = replica('cluster-c', 0, { ready: true });
     const clusters = [cluster(a, { health: 'Healthy' }), cluster(b, { health: 'Healthy' }), cluster('cluster-c', { health: 'Healthy' })];
     const out = compose(request(deployment({ replicas: 2 }), { observed: { 'replica-cluster-b-0': rb, 'replica-cluster-c-0': rc }, required: { clusters, 'all-replicas': [rb, rc] } }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'endpoint-cluster-c-0', 'replica-cluster-b-0', 'replica-cluster-c-0']);
   });
 });

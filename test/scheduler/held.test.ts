@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
-import { cluster, deployment, engine, member, pool, replica, req, request, sel } from '../builders/scheduler.js';
+import { cluster, deployment, engine, member, pool, replica, req, request, sel, withoutDashboard } from '../builders/scheduler.js';
 
 const DRIVER_SEL = sel.driver('gpu.nvidia.com');
 const dep = () => deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', [DRIVER_SEL])] })])] });
@@ -90,7 +90,7 @@ describe('held, not dropped: a replica that reports neither Ready True nor Ready
     ['Ready status garbage', { conditions: [{ type: 'Ready', status: 42 }] }, `replica ${NAME}: status.conditions[0].status is not True, False or Unknown; ${keptUntilFalse}`],
   ])('%s: replica and endpoint composed, the replica not counted Ready, a Warning and ReplicasReady name the field', (_name, status, message) => {
     const out = run({ observedReplica: observedReplica(status) });
-    expect(out.resources).toEqual({
+    expect(withoutDashboard(out.resources)).toEqual({
       'replica-cluster-a-0': { resource: WANT_REPLICA },
       'endpoint-cluster-a-0': { resource: WANT_ENDPOINT, ready: true },
     });
@@ -106,13 +106,13 @@ describe('held, not dropped: a replica that reports neither Ready True nor Ready
 
   it('Ready False withdraws the endpoint, silently (the replica really is not Ready)', () => {
     const out = run({ observedReplica: observedReplica({ conditions: [{ type: 'Ready', status: 'False', reason: 'Creating' }] }) });
-    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0', 'dashboard']);
     expect(out.results).toEqual([]);
   });
 
   it('a new replica without status and without an endpoint says nothing (it is starting)', () => {
     const out = run({ observedReplica: observedReplica(NO_STATUS), withEndpoint: false });
-    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0', 'dashboard']);
     expect(out.results).toEqual([]);
     expect(conditionsOf(out)[1]).toEqual(['ReplicasReady', 'False', 'ModelStarting', '0 of 1 ready']);
   });
@@ -139,7 +139,7 @@ describe('held, not dropped: a replica on a cluster whose state is missing stays
     ['status.gpuPools garbage', () => clusterWith((c) => (c.status['gpuPools'] = 'garbage')), 'status.gpuPools: Invalid input: expected array, received string'],
   ])('%s: Warning and ReplicasScheduled name the field', (_name, build, why) => {
     const out = run({ clusters: [build()] });
-    expect(out.resources).toEqual(kept());
+    expect(withoutDashboard(out.resources)).toEqual(kept());
     expect(resultsOf(out)).toEqual([['Warning', held(why)]]);
     expect(conditionsOf(out)).toEqual([
       ['ReplicasScheduled', 'True', 'ReplicasCreated', `Scheduled 1 of 1 replicas; ${held(why)}`],
@@ -152,26 +152,26 @@ describe('held, not dropped: a replica on a cluster whose state is missing stays
     const nameless = cluster('cluster-a', { pools: [pool('default')] });
     (nameless.metadata as JsonObject)['name'] = 42;
     const out = run({ clusters: [nameless] });
-    expect(out.resources).toEqual(kept());
+    expect(withoutDashboard(out.resources)).toEqual(kept());
     const why = held('1 fetched InferenceCluster has no readable metadata.name, so this one may still exist');
     expect(resultsOf(out)).toEqual([['Warning', why]]);
     expect(conditionsOf(out)[0]).toEqual(['ReplicasScheduled', 'True', 'ReplicasCreated', `Scheduled 1 of 1 replicas; ${why}`]);
     // A name no API server admits (not a DNS-1123 subdomain) is no name either.
     (nameless.metadata as JsonObject)['name'] = 'cluster-a\u2713';
-    expect(run({ clusters: [nameless] }).resources).toEqual(kept());
+    expect(withoutDashboard(run({ clusters: [nameless] }).resources)).toEqual(kept());
     // With every cluster named, a replica whose cluster is not listed goes (its cluster is gone).
-    expect(Object.keys(run({ clusters: [cluster('cluster-b', { pools: [pool('default')] })] }).resources)).toEqual(['replica-cluster-b-0']);
+    expect(Object.keys(run({ clusters: [cluster('cluster-b', { pools: [pool('default')] })] }).resources)).toEqual(['replica-cluster-b-0', 'dashboard']);
   });
 
   it('a replica whose pool is gone on a cluster whose Ready condition is absent is held; with Ready False it goes', () => {
     const noReady = cluster('cluster-a', { pools: [pool('other')] });
     (noReady['status'] as JsonObject)['conditions'] = [];
     const out = run({ clusters: [noReady] });
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0']);
     expect(resultsOf(out)).toEqual([['Warning', held('status.conditions has no Ready condition')]]);
 
     const notReady = run({ clusters: [cluster('cluster-a', { pools: [pool('other')], ready: false })] });
-    expect(Object.keys(notReady.resources)).toEqual([]);
+    expect(Object.keys(notReady.resources)).toEqual(['dashboard']);
   });
 });
 
@@ -188,7 +188,7 @@ describe("held, not dropped: our observed replicas are ours at their key's ident
     const item = observedReplica(READY, 1);
     spoil(item);
     const out = run({ all: [item], index: 1, clusters: [cluster('cluster-a', { pools: [pool('default', { nodes: 1 })] })] });
-    expect(out.resources).toEqual({
+    expect(withoutDashboard(out.resources)).toEqual({
       'replica-cluster-a-1': { resource: wantReplica(1), ready: true },
       'endpoint-cluster-a-1': { resource: wantEndpoint(1), ready: true },
     });
@@ -204,7 +204,7 @@ describe('held, not dropped: an endpoint stays while its cluster publishes no ga
   it('the observed endpoint is passed through, with a Warning and a ReplicasReady note naming status.gateway.address', () => {
     const out = run({ clusters: [cluster('cluster-a', { pools: [pool('default')], gateway: null })] });
     const { status: _e, ...ep } = endpoint();
-    expect(out.resources).toEqual({
+    expect(withoutDashboard(out.resources)).toEqual({
       'replica-cluster-a-0': { resource: WANT_REPLICA, ready: true },
       'endpoint-cluster-a-0': { resource: ep, ready: true },
     });
@@ -215,7 +215,7 @@ describe('held, not dropped: an endpoint stays while its cluster publishes no ga
 
   it('a Ready replica without an endpoint gets none while there is no gateway (model-side.md §2.3)', () => {
     const out = run({ clusters: [cluster('cluster-a', { pools: [pool('default')], gateway: null })], withEndpoint: false });
-    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0', 'dashboard']);
     expect(out.results).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ import {
   runSchedule,
   sel,
   countingMatcher,
+  withoutDashboard,
 } from '../builders/scheduler.js';
 
 const REQS = {
@@ -61,7 +62,7 @@ describe('README item 1: both ModelDeployment shapes', () => {
     const canonical = compose(request(deployment({ replicas: 2 }), { required: fleet }));
     const flat = compose(request(deployment({ replicas: 2, flat: true }), { required: fleet }));
     expect(flat).toEqual(canonical);
-    expect(Object.keys(flat.resources)).toEqual(['replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(flat.resources)).toEqual(['replica-cluster-a-0', 'replica-cluster-b-0', 'dashboard']);
   });
 
   it('both shapes at once is invalid input, and nothing composed is dropped', () => {
@@ -215,7 +216,7 @@ describe('README item 5: explained placement', () => {
       message:
         '1 of 2 replicas scheduled; 3 clusters: 1 no pool matches engine "qwen" (gpu: no device satisfies selectors[0]), 1 pool gpu-l4: needs 1 gpu on one node, 0 free, 1 not Ready',
     });
-    expect(Object.keys(out.resources)).toEqual(['replica-eks-a-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-eks-a-0', 'dashboard']);
   });
 
   it('is bounded: at most 6 reason groups, the rest counted', () => {
@@ -233,7 +234,7 @@ describe('README item 6: scale to zero', () => {
   it('replicas 0 removes every replica and endpoint; conditions True ScaledToZero; XR Ready', () => {
     const out = compose(
       request(deployment({ replicas: 0 }), { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
-    expect(out).toEqual({
+    expect(withoutDashboard(out)).toEqual({
       resources: {},
       status: { replicas: { total: 0, ready: 0, summary: '0/0' }, placements: [] },
       ready: true,

@@ -15,7 +15,7 @@ import { ledgerCapacity, ledgerProblem, overCapacityIn } from '../../functions/s
 import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
 import { msgNoLedger } from '../../functions/schedule-model-deployment/fill.js';
-import { API, cluster, DEP, deployment, device, GPU, NS, pool, replica, request, rmember, sel, withLedgers } from '../builders/scheduler.js';
+import { API, cluster, DEP, deployment, device, GPU, NS, pool, replica, request, rmember, sel, withLedgers, withoutDashboard } from '../builders/scheduler.js';
 import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
 
 const a = 'cluster-a';
@@ -134,7 +134,7 @@ describe('the scheduler over ledgers', () => {
   it('others are charged from the ledger: a pool they fill takes nothing (their replicas are not in the request)', () => {
     const out = compose(request(deployment(), { required: { clusters: [cluster(a)], 'all-replicas': full() } }));
     expect(out.requirements['own-replicas']).toEqual({ apiVersion: API, kind: 'ModelReplica', matchLabels: { 'modelplane.ai/deployment': DEP }, namespace: NS });
-    expect(out.resources).toEqual({});
+    expect(withoutDashboard(out.resources)).toEqual({});
     expect(out.conditions[0]?.message).toBe('0 of 1 replicas scheduled; 1 cluster: 1 pool default: needs 1 gpu on one node, 0 free');
   });
 
@@ -143,11 +143,11 @@ describe('the scheduler over ledgers', () => {
     // The ledger lists ours (1 node) and another's (1 node): our replicas replace our share, 2 nodes stay 2.
     const both = { clusters: withLedgers([cluster(a, { pools: [pool('default', { nodes: 3 })] })], [ours, full()[0]!]), 'own-replicas': [ours] };
     const grown = compose(request(deployment({ replicas: 2 }), { observed: { 'replica-cluster-a-0': ours }, required: both }));
-    expect(Object.keys(grown.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-a-1']);
+    expect(Object.keys(grown.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-a-1']);
     // A stale ledger (published before ours existed) still charges ours: 2 nodes, the other's and ours, are full.
     const stale = { clusters: withLedgers([cluster(a)], [full()[0]!]), 'own-replicas': [ours] };
     const out = compose(request(deployment({ replicas: 2 }), { observed: { 'replica-cluster-a-0': ours }, required: stale }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0']);
     expect(out.conditions[0]?.message).toBe('1 of 2 replicas scheduled; 1 cluster: 1 pool default: needs 1 gpu on one node, 0 free');
   });
 
@@ -158,7 +158,7 @@ describe('the scheduler over ledgers', () => {
     const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
     const required = { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] };
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours }, required }));
-    expect(Object.keys(out.resources).sort()).toEqual(['replica-cluster-a-1', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'replica-cluster-a-1', 'replica-cluster-b-0']);
     const { creationTimestamp: _t, ...meta } = ours.metadata!;
     expect(out.resources['replica-cluster-a-1']!.resource).toEqual({ ...(({ status: _s, ...rest }) => rest)(structuredClone(ours)), metadata: meta });
     expect(out.conditions[0]?.message).toBe(
@@ -175,7 +175,7 @@ describe('the scheduler over ledgers', () => {
     const replacement = { ...structuredClone(out.resources['replica-cluster-b-0']!.resource), status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] } };
     const after = { clusters: withLedgers(one, [older, ours, replacement]), 'own-replicas': [ours, replacement] };
     const done = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours, 'replica-cluster-b-0': replacement }, required: after }));
-    expect(Object.keys(done.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-b-0']);
+    expect(Object.keys(done.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'replica-cluster-b-0']);
   });
 
   it('a burst that lost one pool spreads: room is kept for the replicas ahead in its queue (reservations.ts)', () => {
@@ -186,12 +186,12 @@ describe('the scheduler over ledgers', () => {
     const fleet = withLedgers([one(a), one(b), one('cluster-c')], [running, ahead, ours]);
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-2': ours }, required: { clusters: fleet, 'own-replicas': [ours] } }));
     // other-a-1 is ahead of ours in cluster-a's queue: cluster-b is left to it, ours goes to cluster-c.
-    expect(Object.keys(out.resources).sort()).toEqual(['replica-cluster-a-2', 'replica-cluster-c-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'replica-cluster-a-2', 'replica-cluster-c-0']);
     // The one ahead is not reserved for by itself: it takes cluster-b.
     const theirs = compose(
       request(deployment({ name: 'other' }), { observed: { 'replica-cluster-a-1': ahead }, required: { clusters: fleet, 'own-replicas': [ahead] } }),
     );
-    expect(Object.keys(theirs.resources).sort()).toEqual(['replica-cluster-a-1', 'replica-cluster-b-0']);
+    expect(Object.keys(theirs.resources).sort()).toEqual(['dashboard', 'replica-cluster-a-1', 'replica-cluster-b-0']);
   });
 
   it('a replica Crossplane lost track of (required, not observed) is composed once more under its key, so that core tracks and removes it', () => {
@@ -203,18 +203,18 @@ describe('the scheduler over ledgers', () => {
     lost.metadata!['ownerReferences'] = [{ apiVersion: API, kind: 'ModelDeployment', name: DEP, uid: 'uid-of-the-xr', controller: true }];
     const required = { clusters: withLedgers([cluster(a), cluster(b)], [running, lost]), 'own-replicas': [running, lost] };
     const out = compose(request(xr, { observed: { 'replica-cluster-a-0': running }, required }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.resources['replica-cluster-b-0']!.resource).toEqual({ apiVersion: API, kind: 'ModelReplica', metadata: { name: 'my-model-b-0', namespace: NS, labels: lost.metadata!.labels }, spec: lost['spec'] });
     expect(out.results.map((r) => r.message)).toContain(
       "replica my-model-b-0 is not in this ModelDeployment's resourceRefs (Crossplane lost track of it): composed once more under replica-cluster-b-0 so that it is tracked, and removed if not needed",
     );
     // Once observed again, it is not wanted: it is dropped, and core deletes it.
     const again = compose(request(xr, { observed: { 'replica-cluster-a-0': running, 'replica-cluster-b-0': lost }, required }));
-    expect(Object.keys(again.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    expect(Object.keys(again.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0']);
     // Another controller's replica, or one being deleted, is left alone.
     const foreign = { ...lost, metadata: { ...lost.metadata!, ownerReferences: [{ uid: 'another', controller: true }] } };
     const other = compose(request(xr, { observed: { 'replica-cluster-a-0': running }, required: { ...required, 'own-replicas': [running, foreign] } }));
-    expect(Object.keys(other.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    expect(Object.keys(other.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0']);
   });
 
   it('a Ready replica is never over capacity, whatever the ledger says', () => {
@@ -222,7 +222,7 @@ describe('the scheduler over ledgers', () => {
     const ours = created(replica(a, 1, { name: 'my-model-a-1', ready: true }), '2026-12-03T10:00:09Z');
     const one = [cluster(a, { pools: [pool('default', { nodes: 1 })] }), cluster(b)];
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-1': ours }, required: { clusters: withLedgers(one, [older, ours]), 'own-replicas': [ours] } }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-1', 'replica-cluster-a-1']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-1', 'replica-cluster-a-1']);
     expect(out.conditions.find((c) => c.type === 'ReplicasReady')?.status).toBe('True');
     expect(out.conditions.find((c) => c.type === 'Progressing')?.reason).toBe('ReplicasUpToDate');
   });
@@ -233,7 +233,7 @@ describe('the scheduler over ledgers', () => {
     const out = compose(
       request(deployment({ replicas: 2 }), { observed: { 'replica-cluster-a-0': ours }, required: { clusters: unpublished, 'all-replicas': [ours] }, ledgers: false }),
     );
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0']);
     expect(out.conditions[0]).toEqual({
       type: 'ReplicasScheduled',
       status: 'False',
@@ -246,7 +246,7 @@ describe('the scheduler over ledgers', () => {
     const ours = replica(a, 0, { name: 'my-model-a-0', ready: true });
     const garbage = cluster(a, { pools: [{ ...pool(), used: { nodes: 'two' } }] });
     const out = compose(request(deployment(), { observed: { 'replica-cluster-a-0': ours }, required: { clusters: [garbage], 'own-replicas': [ours] } }));
-    expect(out.resources).toEqual({ 'replica-cluster-a-0': { resource: (({ status: _s, ...rest }) => rest)(structuredClone(ours)), ready: true } });
+    expect(withoutDashboard(out.resources)).toEqual({ 'replica-cluster-a-0': { resource: (({ status: _s, ...rest }) => rest)(structuredClone(ours)), ready: true } });
     expect(out.results.map((r) => r.message)).toEqual([
       "replica my-model-5ab63 on cluster cluster-a is kept as it is until the cluster's state can be read: status.gpuPools[0].used.nodes: expected an integer >= 0",
     ]);

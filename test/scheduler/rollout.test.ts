@@ -57,7 +57,7 @@ describe('make before break: a shape change that fits', () => {
     const old = running(a, 0);
     const out = compose(request(twoEngines(), { observed: { 'replica-cluster-a-0': old }, required: { clusters, 'all-replicas': [old] } }));
     // a/0 holds one of cluster-a's two nodes, the new shape needs two gpus: it goes to b.
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.resources['replica-cluster-a-0']!.resource).toEqual({ apiVersion: old.apiVersion, kind: old.kind, metadata: old.metadata, spec: old['spec'] });
     expect((out.resources['replica-cluster-b-0']!.resource['spec'] as JsonObject)['engines']).toHaveLength(2);
     expect((out.status!['placements'] as JsonObject[]).map((p) => [p['cluster'], p['index'], p['role'], p['ready']])).toEqual([
@@ -87,7 +87,7 @@ describe('make before break: a shape change that fits', () => {
     const second = compose(
       request(twoEngines(), { observed: { 'replica-cluster-a-0': old, 'replica-cluster-b-0': surge }, required: { clusters, 'all-replicas': [old, surge] } }),
     );
-    expect(Object.keys(second.resources).sort()).toEqual(['endpoint-cluster-b-0', 'replica-cluster-b-0']);
+    expect(Object.keys(second.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-b-0', 'replica-cluster-b-0']);
     expect(cond(second, 'Progressing')).toMatchObject({ status: 'True', reason: 'ReplicasUpToDate' });
     expect(cond(second, 'ReplicasScheduled')).toMatchObject({ status: 'True', message: 'Scheduled 1 of 1 replicas' });
     expect(second.ready).toBeUndefined();
@@ -103,7 +103,7 @@ describe('make before break: a shape change that fits nowhere', () => {
     const olds = [running(a, 0), running(b, 0)];
     const observed = { 'replica-cluster-a-0': olds[0]!, 'replica-cluster-b-0': olds[1]! };
     const out = compose(request(twoEngines({ replicas: 2 }), { observed, required: { clusters, 'all-replicas': olds } }));
-    expect(Object.keys(out.resources).sort()).toEqual(['endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
+    expect(Object.keys(out.resources).sort()).toEqual(['dashboard', 'endpoint-cluster-a-0', 'endpoint-cluster-b-0', 'replica-cluster-a-0', 'replica-cluster-b-0']);
     expect(out.resources['replica-cluster-a-0']!.resource['spec']).toEqual(olds[0]!['spec']);
     const why = '0 of 2 replicas scheduled; 2 clusters: 2 pool default: needs 1 gpu on one node, 0 free';
     expect(cond(out, 'ReplicasScheduled')).toEqual({

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
-import { withLedgers } from '../builders/scheduler.js';
+import { withLedgers, withoutDashboard } from '../builders/scheduler.js';
 import { repoRoot } from '../helpers/crd.js';
 
 const examples = join(repoRoot, 'examples');
@@ -92,7 +92,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
   const clusters = load('demo-deployment/required.yaml');
 
   it('places two replicas on two clusters, ties by name: eks-eu-central and eks-us-east', () => {
-    expect(compose(request(xr, clusters))).toEqual({
+    expect(withoutDashboard(compose(request(xr, clusters)))).toEqual({
       resources: {
         'replica-eks-eu-central-0': { resource: demoReplica('eks-eu-central', 'qwen-demo-d88f9', 'gpu-l40s') },
         'replica-eks-us-east-0': { resource: demoReplica('eks-us-east', 'qwen-demo-92535', 'gpu-l4') },
@@ -117,7 +117,7 @@ describe('the demo seed (flat form) against the three seed clusters', () => {
       'replica-eks-us-east-0': { ...demoReplica('eks-us-east', 'qwen-demo-92535', 'gpu-l4'), status: READY },
     };
     const remaining = clusters.filter((c) => c.metadata?.name !== 'eks-eu-central');
-    expect(compose(request(xr, remaining, Object.values(running), running))).toEqual({
+    expect(withoutDashboard(compose(request(xr, remaining, Object.values(running), running)))).toEqual({
       resources: {
         'replica-eks-us-east-0': { resource: demoReplica('eks-us-east', 'qwen-demo-92535', 'gpu-l4'), ready: true },
         'endpoint-eks-us-east-0': {
@@ -155,7 +155,7 @@ describe('the Vultr seed (template form) against vultr-demo', () => {
 
   it('places qwen-7b on vultr-demo / gpu-a16', () => {
     const out = compose(request(xr, clusters));
-    expect(Object.keys(out.resources)).toEqual(['replica-vultr-demo-0']);
+    expect(Object.keys(out.resources)).toEqual(['replica-vultr-demo-0', 'dashboard']);
     expect(out.resources['replica-vultr-demo-0']?.resource.metadata?.name).toBe('qwen-7b-bf743');
     expect(out.status).toEqual({
       replicas: { total: 1, ready: 0, summary: '0/1' },
