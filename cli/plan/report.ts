@@ -11,6 +11,7 @@ import type { InvalidInput, PlanResult } from './plan.js';
 import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
 import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
 import { controllerUid } from './store.js';
+import { type ObservabilityReport, observabilityReport } from './observability.js';
 import { formatHourly, parsePrice, replicaCost } from '../../functions/schedule-model-deployment/policy.js';
 
 /** A pool of a cluster, with the nodes replicas use. */
@@ -148,6 +149,8 @@ export interface PlanReport {
   problems: string[];
   clusters: ClusterReport[];
   deployments: DeploymentReport[];
+  /** Per deployment, its dashboard ConfigMap and its replicas' PodMonitors (observability.ts). */
+  observability: ObservabilityReport[];
   caches: CacheReport[];
   services: ServiceReport[];
   /** InferenceClass, InferenceGateway, ModelEndpoint, ModelCache and InferenceQuota XRs, by kind (in this order) then namespace/name. */
@@ -333,6 +336,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
     problems: planProblems(result, deployments, opts),
     clusters,
     deployments,
+    observability: observabilityReport(all, ofKind('ModelDeployment'), replicas),
     caches,
     services,
     others,

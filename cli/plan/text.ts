@@ -116,6 +116,19 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
   }
   out.push('');
 
+  if (report.observability.length > 0) {
+    out.push(c.bold('Observability'));
+    const rows: string[][] = [];
+    for (const o of report.observability) {
+      const head = [o.deployment, o.dashboard ?? '-'];
+      if (o.podMonitors.length === 0) rows.push([...head, '-', '-', '-']);
+      for (const [i, p] of o.podMonitors.entries()) {
+        rows.push([...(i === 0 ? head : ['', '']), p.replica, p.cluster, p.podMonitor === null ? '-' : `${p.podMonitor} (${p.endpoints})`]);
+      }
+    }
+    out.push(table(['DEPLOYMENT', 'DASHBOARD', 'REPLICA', 'CLUSTER', 'PODMONITOR (ENDPOINTS)'], rows, color), '');
+  }
+
   if (report.cost) {
     out.push(c.bold('Cost (per hour, from the InferenceClasses\' spec.pricing)'));
     const rows = [...report.cost.clusters.map((x) => ['cluster', x.name, x.hourly]), ...report.cost.deployments.map((x) => ['deployment', x.name, x.hourly]), ['fleet', '', report.cost.fleet]];

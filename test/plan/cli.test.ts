@@ -16,7 +16,7 @@ describe('modelplane plan (command line)', () => {
     const r = await modelplane('plan', join(REPO_ROOT, '..', 'shared', 'corpus', 'seeds', 'vultr'), '--output', 'json', '--write', join(dir, 'out'));
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'problems', 'clusters', 'deployments', 'caches', 'services', 'others', 'invalid', 'resources', 'state']);
+    expect(Object.keys(report)).toEqual(['converged', 'rounds', 'problems', 'clusters', 'deployments', 'observability', 'caches', 'services', 'others', 'invalid', 'resources', 'state']);
     const [cluster] = report['clusters'] as Record<string, unknown>[];
     expect(Object.keys(cluster ?? {})).toEqual(['name', 'source', 'ready', 'gatewayAddress', 'pools', 'capabilities', 'health', 'lost', 'conditions']);
     const [pool] = (cluster?.['pools'] ?? []) as Record<string, unknown>[];
@@ -32,6 +32,12 @@ describe('modelplane plan (command line)', () => {
       'conditions',
       'coldStart',
     ]);
+    const [observed] = report['observability'] as { deployment: string; dashboard: string; podMonitors: Record<string, unknown>[] }[];
+    expect(Object.keys(observed ?? {})).toEqual(['deployment', 'dashboard', 'podMonitors']);
+    expect(observed?.dashboard).toBe(`${observed?.deployment.split('/')[1]}-dashboard`);
+    expect(Object.keys(observed?.podMonitors[0] ?? {})).toEqual(['replica', 'cluster', 'podMonitor', 'endpoints']);
+    expect(observed?.podMonitors[0]?.['podMonitor']).toBe(`${String(observed?.podMonitors[0]?.['replica'])}-metrics`);
+    expect(observed?.podMonitors[0]?.['endpoints']).toBe(1);
     expect((report['resources'] as Record<string, number>)['vke.vultr.m.upbound.io/v1beta1/KubernetesNodePool']).toBe(1);
     expect(r.stderr).toMatch(/^wrote \d+ composed objects under .+\n$/);
     expect(readdirSync(join(dir, 'out'))).toContain('vultrcluster-modelplane-system-vultr-demo');
