@@ -8,6 +8,7 @@
  * missing object is `null`, never left out.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { manifestOf } from './providers.js';
 import { controllerUid } from './store.js';
 
 /** One replica's PodMonitor. */
@@ -27,11 +28,6 @@ export interface ObservabilityReport {
   /** Name of the dashboard ConfigMap (label `grafana_dashboard: "1"`), or null. */
   dashboard: string | null;
   podMonitors: PodMonitorReport[];
-}
-
-function manifestOf(o: KubeObject): JsonObject | undefined {
-  const m = ((o['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined)?.['manifest'];
-  return m && typeof m === 'object' ? (m as JsonObject) : undefined;
 }
 
 /** The Observability section over `deployments` and their `replicas` (both sorted), from every stored object. */

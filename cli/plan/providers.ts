@@ -105,7 +105,8 @@ const readyConditions = (): JsonObject[] => [
   { lastTransitionTime: FIXED_TIME, reason: 'ReconcileSuccess', status: 'True', type: 'Synced' },
 ];
 
-function manifestOf(obj: KubeObject): KubeObject | undefined {
+/** The remote manifest a provider-kubernetes Object carries (`spec.forProvider.manifest`). */
+export function manifestOf(obj: KubeObject): KubeObject | undefined {
   const m = (obj['spec'] as JsonObject | undefined)?.['forProvider'] as JsonObject | undefined;
   return m?.['manifest'] as KubeObject | undefined;
 }

@@ -19,6 +19,7 @@ import {
   type ModelReplicaSpec,
   parseModelReplica,
 } from '../lib/generated/modelreplicas.js';
+import { DEPLOYMENT_LABEL } from '../lib/names.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 
 /** An env var of the engine container, passed through without null fields. */
@@ -46,9 +47,6 @@ export interface Replica {
   deployment?: string;
   spec: ReplicaSpec;
 }
-
-/** The replica label naming its ModelDeployment (set by the fleet scheduler). */
-export const DEPLOYMENT_LABEL = 'modelplane.ai/deployment';
 
 /** Remote namespace of every object on the workload cluster (model-side.md §0.2). */
 export const REMOTE_NAMESPACE = 'default';

@@ -16,6 +16,9 @@
 import { createHash } from 'node:crypto';
 
 /** Maximum length of a Kubernetes object name that is also a DNS label. */
+/** The label the fleet scheduler puts on each ModelReplica it composes, naming its ModelDeployment. */
+export const DEPLOYMENT_LABEL = 'modelplane.ai/deployment';
+
 export const MAX_NAME_LENGTH = 63;
 /** Number of hex characters of SHA-256 appended to every name. */
 export const HASH_LENGTH = 5;

@@ -18,7 +18,6 @@ export type EngineRuntime = 'vLLM' | 'SGLang';
 export interface RuntimeHint {
   image: string;
   command?: readonly string[] | undefined;
-  args?: readonly string[] | undefined;
 }
 
 /** SGLang when the image or the command names it (`lmsysorg/sglang`, `python3 -m sglang.launch_server`), else vLLM. */

@@ -19,7 +19,8 @@
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { opaqueName } from '../lib/names.js';
 import type { DeploymentSpec } from './deployment.js';
-import { LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_INDEX } from './fleet.js';
+import { DEPLOYMENT_LABEL } from '../lib/names.js';
+import { LABEL_CLUSTER, LABEL_INDEX } from './fleet.js';
 import type { Candidate } from './model.js';
 
 /** API version of the ModelReplica and ModelEndpoint kinds. */
@@ -42,7 +43,7 @@ export function replicaName(d: DeploymentSpec, c: Pick<Candidate, 'cluster' | 'i
 
 /** Labels of a replica and its endpoint: template labels, then the managed ones. */
 export function replicaLabels(d: DeploymentSpec, c: Pick<Candidate, 'cluster' | 'index'>): Record<string, string> {
-  return { ...d.labels, [LABEL_DEPLOYMENT]: d.name, [LABEL_CLUSTER]: c.cluster, [LABEL_INDEX]: String(c.index) };
+  return { ...d.labels, [DEPLOYMENT_LABEL]: d.name, [LABEL_CLUSTER]: c.cluster, [LABEL_INDEX]: String(c.index) };
 }
 
 /** The ModelReplica for one placed replica. */

@@ -103,7 +103,8 @@ import {
 import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
-import { LABEL_DEPLOYMENT, readFleet, readReplica } from './fleet.js';
+import { DEPLOYMENT_LABEL } from '../lib/names.js';
+import { readFleet, readReplica } from './fleet.js';
 import { fleetReplicas, readinessGap } from './observed.js';
 import { cacheRefusal, footprint, resolveCache } from './cache.js';
 import { celMatcher } from './cel-matcher.js';
@@ -417,7 +418,7 @@ function declareFleet(result: ComposeResult, labels: Record<string, string> | un
   const clusters: ResourceSelector = { apiVersion: API_VERSION, kind: 'InferenceCluster' };
   if (labels !== undefined) clusters.matchLabels = labels;
   result.requirements[REQ_CLUSTERS] = clusters;
-  result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica', matchLabels: { [LABEL_DEPLOYMENT]: d.name }, namespace: d.namespace };
+  result.requirements[REQ_REPLICAS] = { apiVersion: API_VERSION, kind: 'ModelReplica', matchLabels: { [DEPLOYMENT_LABEL]: d.name }, namespace: d.namespace };
   result.requirements[REQ_QUOTAS] = { apiVersion: API_VERSION, kind: 'InferenceQuota', matchLabels: {}, namespace: d.namespace };
 }
 

@@ -37,7 +37,7 @@ import { getPath, isReady, type JsonObject, type KubeObject, readCondition } fro
 import { deepFrozen } from '../lib/json.js';
 import { readHealth } from '../lib/health.js';
 import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
-import { isObjectName } from '../lib/names.js';
+import { DEPLOYMENT_LABEL, isObjectName } from '../lib/names.js';
 import { isMultiNodeFabric } from '../lib/workload.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { ledgerProblem, readLedger } from './ledger.js';
@@ -46,7 +46,6 @@ import { surelyReadable } from './readable-status.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
 /** Label naming the owning ModelDeployment on a ModelReplica. */
-export const LABEL_DEPLOYMENT = 'modelplane.ai/deployment';
 /** Label naming the InferenceCluster a ModelReplica is pinned to. */
 export const LABEL_CLUSTER = 'modelplane.ai/cluster';
 /** Label carrying a ModelReplica's per-cluster index. */
@@ -262,7 +261,7 @@ export function readReplica(obj: KubeObject): ObservedReplica {
   return {
     name: str(getPath(obj, 'metadata', 'name')),
     namespace: str(getPath(obj, 'metadata', 'namespace')),
-    deployment: str(labels[LABEL_DEPLOYMENT]),
+    deployment: str(labels[DEPLOYMENT_LABEL]),
     clusterName: str(getPath(obj, 'spec', 'clusterName')),
     ready: isReady(obj),
     source: obj,
