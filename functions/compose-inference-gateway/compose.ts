@@ -14,8 +14,11 @@
  *   (key-validator.ts): its ServiceAccount always; its Deployment, Service
  *   and PodDisruptionBudget unless `spec.auth.validatorURL` names the
  *   platform's own validator. With `spec.auth` APIKey (the default for every
- *   ModelService without its own): a Role/RoleBinding letting it get the one
- *   default key Secret (compose-model-service/auth.ts).
+ *   ModelService without its own): a Role/RoleBinding letting it get the
+ *   default key Secrets by name (the one `secretRef` names, or those
+ *   `secretSelector` matches, read as requirement `api-key-secrets`). Always
+ *   a ClusterRole letting it list ModelServices, and, with the Gateway, the
+ *   route `/v1/models` to its Service (docs/ai-gateway.md).
  *
  * Guarantees:
  * - Readiness: ProviderConfig, MetalLB namespace/pool/L2 and every Usage are
@@ -52,6 +55,7 @@ import {
   isReady,
   type KubeObject,
   normal,
+  readRequired,
 } from '../lib/function.js';
 import {
   crdKey,
@@ -66,6 +70,7 @@ import {
   metallbPool,
   metallbRelease,
   pcUsage,
+  GATEWAY_NAME,
   SYSTEM_NAMESPACE,
   traefikRelease,
 } from './resources.js';
@@ -80,10 +85,11 @@ import {
   httpsRedirectRoute,
   listeners,
   referenceGrant,
+  WEBSECURE_LISTENER,
 } from './tls.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
 import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
-import { validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
+import { modelsRoute, validatorClusterRole, validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';
 import { withoutNulls } from '../lib/json.js';
@@ -184,12 +190,26 @@ export function compose(req: ComposeRequest): ComposeResult {
     put('key-validator-service', validatorService(), seen('key-validator-service'));
     put('key-validator-pdb', validatorDisruptionBudget(), seen('key-validator-pdb'));
   }
-  // The default key Secret (spec.auth APIKey): the key validator may read that one Secret.
-  const secretRef = getPath(req.composite, 'spec', 'auth', 'apiKeys', 'secretRef') as { name?: string; namespace?: string } | undefined;
-  if (getPath(req.composite, 'spec', 'auth', 'type') === 'APIKey' && secretRef?.name && secretRef.namespace) {
-    const secret = { name: secretRef.name, namespace: secretRef.namespace };
-    put('api-key-role', validatorRole('default', secret), seen('api-key-role'));
-    put('api-key-rolebinding', validatorRoleBinding('default', secret), seen('api-key-rolebinding'));
+  // The default key Secrets (spec.auth APIKey): the key validator may read those Secrets, by name.
+  if (getPath(req.composite, 'spec', 'auth', 'type') === 'APIKey') {
+    const keys = defaultKeySecrets(req, result);
+    if (keys !== undefined && keys.names.length > 0) {
+      put('api-key-role', validatorRole('default', keys.namespace, keys.names), seen('api-key-role'));
+      put('api-key-rolebinding', validatorRoleBinding('default', keys.namespace), seen('api-key-rolebinding'));
+    } else if (keys === undefined && seen('api-key-role')) {
+      // The Secrets are not read yet: keep the grant as observed.
+      put('api-key-role', observedObject(obs('api-key-role')!), true);
+      if (seen('api-key-rolebinding')) put('api-key-rolebinding', observedObject(obs('api-key-rolebinding')!), true);
+    }
+  }
+  // The validator answers /v1/models from every ModelService's status.apiKeys (docs/ai-gateway.md#models).
+  for (const [i, o] of validatorClusterRole().entries()) {
+    const key = i === 0 ? 'key-validator-clusterrole' : 'key-validator-clusterrolebinding';
+    put(key, o, seen(key));
+  }
+  if (seen('gateway')) {
+    const section = spec.tls !== undefined && spec.hostname !== undefined ? WEBSECURE_LISTENER : undefined;
+    put('models-route', modelsRoute({ name: GATEWAY_NAME, namespace: SYSTEM_NAMESPACE }, section), routeAccepted(obs('models-route')));
   }
 
   result.resources = res;
@@ -203,6 +223,28 @@ export function compose(req: ComposeRequest): ComposeResult {
       : condition('ControllerReady', false, 'Installing'),
   );
   return result;
+}
+
+/**
+ * The default key Secrets' namespace and names (sorted): the one `secretRef`
+ * names, or those `secretSelector` matches (declared as requirement
+ * `api-key-secrets`); undefined while they are not read yet.
+ */
+function defaultKeySecrets(req: ComposeRequest, result: ComposeResult): { namespace: string; names: string[] } | undefined {
+  const ref = getPath(req.composite, 'spec', 'auth', 'apiKeys', 'secretRef') as { name?: string; namespace?: string } | undefined;
+  if (ref?.name && ref.namespace) return { namespace: ref.namespace, names: [ref.name] };
+  const sel = getPath(req.composite, 'spec', 'auth', 'apiKeys', 'secretSelector') as { namespace?: string; matchLabels?: Record<string, string> } | undefined;
+  if (!sel?.namespace) return { namespace: '', names: [] };
+  result.requirements['api-key-secrets'] = { apiVersion: 'v1', kind: 'Secret', matchLabels: { ...(sel.matchLabels ?? {}) }, namespace: sel.namespace };
+  const read = readRequired(req, 'api-key-secrets');
+  if (read.state === 'pending') return undefined;
+  return { namespace: sel.namespace, names: read.state === 'present' ? read.items.map((s) => s.metadata?.name ?? '').sort() : [] };
+}
+
+/** An observed object as desired again: its identity and content, without status or server-set metadata. */
+function observedObject(o: KubeObject): KubeObject {
+  const { status: _s, metadata, ...rest } = o;
+  return { ...rest, metadata: { name: metadata?.name, ...(metadata?.namespace ? { namespace: metadata.namespace } : {}) } } as KubeObject;
 }
 
 /** The message of a spec the XRD rejects. */

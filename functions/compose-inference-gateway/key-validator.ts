@@ -103,3 +103,52 @@ export function validatorDisruptionBudget(): KubeObject {
     spec: { minAvailable: 1, selector: { matchLabels: { ...VALIDATOR_LABELS } } },
   };
 }
+
+/** Name of the route sending `GET /v1/models` to the validator. */
+export const MODELS_ROUTE = 'modelplane-models';
+
+/**
+ * HTTPRoute `modelplane-models` (modelplane-system): `/v1/models` on the
+ * gateway's listener (`websecure` with TLS) to the validator's Service,
+ * which answers with the ModelServices the caller's key opens
+ * (docs/ai-gateway.md#models). The validator checks the key itself.
+ */
+export function modelsRoute(gateway: { name: string; namespace: string }, sectionName: string | undefined): KubeObject {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: MODELS_ROUTE, namespace: VALIDATOR.namespace },
+    spec: {
+      parentRefs: [{ name: gateway.name, namespace: gateway.namespace, ...(sectionName ? { sectionName } : {}) }],
+      rules: [
+        {
+          matches: [{ path: { type: 'Exact', value: '/v1/models' } }],
+          backendRefs: [{ name: VALIDATOR.name, port: VALIDATOR_PORT }],
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * ClusterRole and ClusterRoleBinding `modelplane-key-validator`: list and get
+ * ModelServices in every namespace (the validator's `/v1/models` reads their
+ * `status.apiKeys`; no Secret is granted here).
+ */
+export function validatorClusterRole(): KubeObject[] {
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: VALIDATOR.name, labels: { ...VALIDATOR_LABELS } },
+      rules: [{ apiGroups: ['modelplane.ai'], resources: ['modelservices'], verbs: ['get', 'list'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: VALIDATOR.name, labels: { ...VALIDATOR_LABELS } },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: VALIDATOR.name },
+      subjects: [{ kind: 'ServiceAccount', name: VALIDATOR.name, namespace: VALIDATOR.namespace }],
+    },
+  ];
+}

@@ -9,6 +9,7 @@
  * verbatim (top-level status stubs kept), loaded from a data file that
  * `test/platform/vendored-crds.test.ts` keeps equal to `shared/crds/`.
  */
+import { CALLER_HEADER } from '../lib/key-scope.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
@@ -97,6 +98,9 @@ function traefikValues(): JsonObject {
     service: { nameOverride: 'traefik' },
     gateway: { enabled: false },
     gatewayClass: { enabled: false },
+    // The usage log (docs/ai-gateway.md#usage): one JSON line per request, with the caller the key check set; no other header.
+    logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { [CALLER_HEADER]: 'keep' } } } } },
+    metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
   };
 }
 

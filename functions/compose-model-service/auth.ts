@@ -1,5 +1,6 @@
 /**
- * The authenticated front door of a ModelService (issue 19).
+ * The authenticated front door of a ModelService (docs/front-door.md,
+ * docs/ai-gateway.md).
  *
  * Mechanism (the control-plane gateway is Traefik v3, Gateway API provider
  * plus its Kubernetes CRD provider): Traefik has no native bearer-key check
@@ -26,6 +27,7 @@
  *   401 to everyone (fail closed, never an open door).
  */
 import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
+import { CALLER_HEADER } from '../lib/key-scope.js';
 import { childName } from '../lib/names.js';
 
 /** The key validator's ServiceAccount and default address (in-cluster Service). */
@@ -40,6 +42,7 @@ export const AuthReason = {
   Anonymous: 'Anonymous',
   KeySecretNotFound: 'KeySecretNotFound',
   KeySecretEmpty: 'KeySecretEmpty',
+  KeyScopeExcludes: 'KeyScopeExcludes',
 } as const;
 
 export const msgAPIKey = (ns: string, name: string, from: 'service' | 'gateway'): string =>
@@ -53,9 +56,16 @@ export const msgSecretNotFound = (ns: string, name: string): string =>
 export const msgSecretEmpty = (ns: string, name: string): string =>
   `key Secret ${ns}/${name} has no non-empty key: every request is refused with 401 until it has one`;
 
+/**
+ * The key Secrets an APIKey service accepts: one Secret by name
+ * (`apiKeys.secretRef`) or every Secret of a namespace carrying labels
+ * (`apiKeys.secretSelector`, e.g. one Secret per team).
+ */
+export type KeySecrets = { namespace: string; name: string } | { namespace: string; matchLabels: Record<string, string> };
+
 /** The effective auth of a service. */
 export type EffectiveAuth =
-  | { type: 'APIKey'; from: 'service' | 'gateway'; secret: { namespace: string; name: string }; validatorURL: string }
+  | { type: 'APIKey'; from: 'service' | 'gateway'; keys: KeySecrets; validatorURL: string }
   | { type: 'None'; from: 'service' | 'gateway' }
   | { type: 'Anonymous' };
 
@@ -69,8 +79,20 @@ export function effectiveAuth(service: KubeObject, gateway: KubeObject | undefin
   if (!auth || !from) return { type: 'Anonymous' };
   if (auth['type'] === 'None') return { type: 'None', from };
   const ref = getPath(auth, 'apiKeys', 'secretRef') as { name?: string; namespace?: string } | undefined;
-  const namespace = from === 'service' ? (service.metadata?.namespace ?? '') : (ref?.namespace ?? '');
-  return { type: 'APIKey', from, secret: { namespace, name: ref?.name ?? '' }, validatorURL };
+  const sel = getPath(auth, 'apiKeys', 'secretSelector') as { namespace?: string; matchLabels?: Record<string, string> } | undefined;
+  const namespace = from === 'service' ? (service.metadata?.namespace ?? '') : ((ref ?? sel)?.namespace ?? '');
+  const keys: KeySecrets = ref === undefined && sel !== undefined ? { namespace, matchLabels: { ...(sel.matchLabels ?? {}) } } : { namespace, name: ref?.name ?? '' };
+  return { type: 'APIKey', from, keys, validatorURL };
+}
+
+/** How the key Secrets are named in messages: `Secret <ns>/<name>` or `Secrets in <ns> labelled k=v,…`. */
+export function describeKeys(keys: KeySecrets): string {
+  if ('name' in keys) return `Secret ${keys.namespace}/${keys.name}`;
+  const labels = Object.keys(keys.matchLabels)
+    .sort()
+    .map((k) => `${k}=${keys.matchLabels[k]}`)
+    .join(',');
+  return `the Secrets in ${keys.namespace} labelled ${labels}`;
 }
 
 /** True when a Secret has at least one non-empty value (data or stringData); values are not kept. */
@@ -88,24 +110,39 @@ export function middlewareName(service: string): string {
 }
 
 /**
- * The forwardAuth Middleware: the validator at `<validatorURL>/<secret ns>/<secret name>`,
- * given the request's headers (Traefik forwards them, Authorization included).
+ * The forwardAuth Middleware: the validator at `address` (key-access.ts's
+ * validatorAddress), given the request's headers (Traefik forwards them,
+ * Authorization included); the validator's `X-Modelplane-Caller` replaces
+ * any the client sent (Traefik deletes each authResponseHeaders header from
+ * the request before copying the validator's).
  */
-export function apiKeyMiddleware(service: string, namespace: string, auth: Extract<EffectiveAuth, { type: 'APIKey' }>): KubeObject {
+export function apiKeyMiddleware(service: string, namespace: string, address: string): KubeObject {
   return {
     apiVersion: 'traefik.io/v1alpha1',
     kind: 'Middleware',
     metadata: { name: middlewareName(service), namespace },
-    spec: { forwardAuth: { address: `${auth.validatorURL}/${auth.secret.namespace}/${auth.secret.name}` } },
+    spec: { forwardAuth: { address, authResponseHeaders: [CALLER_HEADER] } },
   };
 }
 
-/** The HTTPRoute rule filters of an APIKey service: the middleware, then Authorization removed. */
-export function apiKeyFilters(service: string): JsonObject[] {
+const extensionRef = (name: string): JsonObject => ({ type: 'ExtensionRef', extensionRef: { group: 'traefik.io', kind: 'Middleware', name } });
+
+/**
+ * The HTTPRoute rule filters of an APIKey service: the key check, then the
+ * Middlewares in `after` (rate limits, which read the caller header the check
+ * sets), then Authorization removed.
+ */
+export function apiKeyFilters(service: string, after: readonly string[] = []): JsonObject[] {
   return [
-    { type: 'ExtensionRef', extensionRef: { group: 'traefik.io', kind: 'Middleware', name: middlewareName(service) } },
+    extensionRef(middlewareName(service)),
+    ...after.map(extensionRef),
     { type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['Authorization'] } },
   ];
+}
+
+/** The filters of a service without keys: the Middlewares in `middlewares`, then any caller header a client sent removed. */
+export function anonymousFilters(middlewares: readonly string[] = []): JsonObject[] {
+  return [...middlewares.map(extensionRef), { type: 'RequestHeaderModifier', requestHeaderModifier: { remove: [CALLER_HEADER] } }];
 }
 
 /** The key validator's ServiceAccount `modelplane-key-validator` in `modelplane-system`. */
@@ -113,22 +150,22 @@ export function validatorServiceAccount(): KubeObject {
   return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: VALIDATOR.name, namespace: VALIDATOR.namespace } };
 }
 
-/** Role `<middleware name>` in the service's (and its Secret's) namespace: get on the one key Secret. */
-export function validatorRole(service: string, secret: { namespace: string; name: string }): KubeObject {
+/** Role `<middleware name>` in the Secrets' namespace: get on the named key Secrets only. */
+export function validatorRole(service: string, namespace: string, secrets: readonly string[]): KubeObject {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
-    metadata: { name: middlewareName(service), namespace: secret.namespace },
-    rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: [secret.name], verbs: ['get'] }],
+    metadata: { name: middlewareName(service), namespace },
+    rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: [...secrets], verbs: ['get'] }],
   };
 }
 
 /** RoleBinding of {@link validatorRole} to the validator's ServiceAccount. */
-export function validatorRoleBinding(service: string, secret: { namespace: string; name: string }): KubeObject {
+export function validatorRoleBinding(service: string, namespace: string): KubeObject {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
-    metadata: { name: middlewareName(service), namespace: secret.namespace },
+    metadata: { name: middlewareName(service), namespace },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: middlewareName(service) },
     subjects: [{ kind: 'ServiceAccount', name: VALIDATOR.name, namespace: VALIDATOR.namespace }],
   };

@@ -40,6 +40,12 @@
  *   (`api-key-middleware`) and, for the service's own Secret, the validator's
  *   Role and RoleBinding, and puts the key check first on the route;
  *   `status.auth` and condition `Authenticated` say which auth applies.
+ *   Scoped keys (key-access.ts, docs/ai-gateway.md): the accepted key
+ *   Secrets split into allowed and denied by their scope annotations, in
+ *   `status.apiKeys` and the validator's address. A service without keys
+ *   removes any client `X-Modelplane-Caller` header.
+ * - Rate limits (rate-limit.ts): `spec.rateLimit`, else the gateway's,
+ *   composes Traefik rateLimit/inFlightReq Middlewares after the key check.
  * - While a requirement is not fetched yet, nothing is said and nothing is
  *   dropped (spec/README.md item 3). When no endpoint matches, the route
  *   already composed is kept (spec/README.md item 2; the reference composed
@@ -64,21 +70,9 @@ import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
-import {
-  apiKeyFilters,
-  apiKeyMiddleware,
-  Authenticated,
-  AuthReason,
-  effectiveAuth,
-  hasKey,
-  msgAnonymous,
-  msgAPIKey,
-  msgNone,
-  msgSecretEmpty,
-  msgSecretNotFound,
-  validatorRole,
-  validatorRoleBinding,
-} from './auth.js';
+import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth, validatorRole, validatorRoleBinding } from './auth.js';
+import { authVerdict, validatorAddress } from './key-access.js';
+import { effectiveRateLimit, rateLimitMiddlewares } from './rate-limit.js';
 import { distribute } from './weights.js';
 
 /** Condition types, reasons and messages. */
@@ -240,7 +234,11 @@ export function compose(req: ComposeRequest): ComposeResult {
   const gw = readRequired(req, 'inference-gateway');
   const auth = effectiveAuth(req.composite, gw.state === 'present' ? gw.items[0] : undefined);
   if (auth.type === 'APIKey') {
-    result.requirements['api-keys'] = { apiVersion: 'v1', kind: 'Secret', matchName: auth.secret.name, namespace: auth.secret.namespace };
+    const k = auth.keys;
+    result.requirements['api-keys'] =
+      'name' in k
+        ? { apiVersion: 'v1', kind: 'Secret', matchName: k.name, namespace: k.namespace }
+        : { apiVersion: 'v1', kind: 'Secret', matchLabels: { ...k.matchLabels }, namespace: k.namespace };
   }
   const names = Object.keys(result.requirements);
   if (names.some((n) => readRequired(req, n).state === 'pending')) {
@@ -261,25 +259,14 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.results.push(...authResults);
     return result;
   };
-  let authOk = true;
-  if (auth.type === 'APIKey') {
-    const secret = readRequired(req, 'api-keys');
-    const { namespace: sns, name: sname } = auth.secret;
-    if (secret.state !== 'present') {
-      authOk = false;
-      authConditions.push(condition(Authenticated, false, AuthReason.KeySecretNotFound, msgSecretNotFound(sns, sname)));
-      authResults.push(warning(msgSecretNotFound(sns, sname)));
-    } else if (!hasKey(secret.items[0])) {
-      authOk = false;
-      authConditions.push(condition(Authenticated, false, AuthReason.KeySecretEmpty, msgSecretEmpty(sns, sname)));
-      authResults.push(warning(msgSecretEmpty(sns, sname)));
-    } else {
-      authConditions.push(condition(Authenticated, true, AuthReason.APIKey, msgAPIKey(sns, sname, auth.from)));
-    }
-  } else if (auth.type === 'None') {
-    authConditions.push(condition(Authenticated, false, AuthReason.AnonymousByChoice, msgNone(auth.from)));
-  } else {
-    authConditions.push(condition(Authenticated, false, AuthReason.Anonymous, msgAnonymous));
+  const keySecrets = readRequired(req, 'api-keys');
+  const labels = (req.composite.metadata?.labels ?? {}) as Record<string, string>;
+  const verdict = authVerdict(auth, keySecrets.state === 'present' ? keySecrets.items : undefined, { namespace, name, labels });
+  const authOk = verdict.ok;
+  authConditions.push(...verdict.conditions);
+  authResults.push(...verdict.results);
+  if (verdict.access) {
+    result.status['apiKeys'] = { namespace: verdict.access.namespace, allowed: verdict.access.allowed, denied: verdict.access.denied };
   }
 
   const grouped = group(req, namespace, entries);
@@ -314,14 +301,24 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const refs = backendRefs(grouped);
   const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
+  const gatewayObject = gateway.state === 'present' ? gateway.items[0] : undefined;
+  const limits = effectiveRateLimit(req.composite, gatewayObject);
+  const limiters = limits ? rateLimitMiddlewares(name, namespace, limits.limit, auth.type === 'APIKey') : [];
+  for (const [key, mw] of limiters) result.resources[key] = markReady(mw, key in req.observed);
+  const limiterNames = limiters.map(([, mw]) => mw.metadata?.name ?? '');
   if (auth.type === 'APIKey') {
     // The key check comes before any backend: composed with the route, kept even while the Secret is bad (fail closed).
-    rule['filters'] = apiKeyFilters(name);
-    result.resources['api-key-middleware'] = markReady(apiKeyMiddleware(name, namespace, auth), 'api-key-middleware' in req.observed);
-    if (auth.from === 'service') {
-      result.resources['api-key-role'] = markReady(validatorRole(name, auth.secret), 'api-key-role' in req.observed);
-      result.resources['api-key-rolebinding'] = markReady(validatorRoleBinding(name, auth.secret), 'api-key-rolebinding' in req.observed);
+    rule['filters'] = apiKeyFilters(name, limiterNames);
+    const access = verdict.access ?? { namespace: auth.keys.namespace, allowed: 'name' in auth.keys ? [auth.keys.name] : [], denied: [], invalid: [], empty: [] };
+    result.resources['api-key-middleware'] = markReady(apiKeyMiddleware(name, namespace, validatorAddress(auth.validatorURL, access)), 'api-key-middleware' in req.observed);
+    // The Secrets in the service's own namespace: the validator may get those (the gateway's default ones, the gateway grants).
+    const readable = 'name' in auth.keys ? [auth.keys.name] : [...access.allowed, ...access.denied].sort();
+    if (auth.from === 'service' && readable.length > 0) {
+      result.resources['api-key-role'] = markReady(validatorRole(name, auth.keys.namespace, readable), 'api-key-role' in req.observed);
+      result.resources['api-key-rolebinding'] = markReady(validatorRoleBinding(name, auth.keys.namespace), 'api-key-rolebinding' in req.observed);
     }
+  } else {
+    rule['filters'] = anonymousFilters(limiterNames);
   }
   if (refs.length > 0) rule['backendRefs'] = refs;
   const route: KubeObject = {

@@ -40,7 +40,7 @@ const EXPECTED: Record<string, [string, string, string]> = {
   'vultr-cluster-ready': ['VultrCluster', 'Progressing', "Unready resources: gpu-observer, node-pool-gpu-a16"],
   'vultr-deployment': ['ModelDeployment', 'Progressing', "ReplicasScheduled is False: Scheduling"],
   'vultr-gateway': ['InferenceGateway', 'Progressing', "ControllerReady is False: Installing"],
-  'vultr-gateway-tls': ['InferenceGateway', 'Progressing', 'Unready resources: certificate, gateway-class, https-redirect, and 4 more'],
+  'vultr-gateway-tls': ['InferenceGateway', 'Progressing', 'Unready resources: certificate, gateway-class, https-redirect, and 7 more'],
   'vultr-replica': ['ModelReplica', 'Progressing', "ModelAccepted is False: Deploying"],
   'vultr-service': ['ModelService', 'Progressing', "RoutingReady is False: Configuring"],
   'weighted-service': ['ModelService', 'Healthy', "Matched 3 endpoint(s)"],

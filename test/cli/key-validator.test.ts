@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerMatches, secretKeySource, startKeyValidator, UNAUTHORIZED_BODY } from '../../cli/key-validator.js';
+import { bearerMatches, FORBIDDEN_BODY, secretKeySource, startKeyValidator, UNAUTHORIZED_BODY } from '../../cli/key-validator.js';
 
 const KEY = 'sk-test-right';
 const secrets: Record<string, Record<string, string>> = {
@@ -71,16 +71,17 @@ describe('key validator: probes and the Secret cache', () => {
       async () => {
         reads++;
         if (fail) throw new Error('apiserver down');
-        return ['k'];
+        return [{ name: 'a', value: 'k' }];
       },
       5000,
       () => t,
     );
     await expect(cached('ns', 's')).rejects.toThrow('apiserver down');
     fail = false;
-    expect([await cached('ns', 's'), await cached('ns', 's'), reads]).toStrictEqual([['k'], ['k'], 2]);
+    const k = [{ name: 'a', value: 'k' }];
+    expect([await cached('ns', 's'), await cached('ns', 's'), reads]).toStrictEqual([k, k, 2]);
     t += 5000;
-    expect([await cached('ns', 's'), reads]).toStrictEqual([['k'], 3]);
+    expect([await cached('ns', 's'), reads]).toStrictEqual([k, 3]);
   });
   it('runKeyValidator refuses a --listen that is not host:port, naming the flag', async () => {
     const { runKeyValidator } = await import('../../cli/key-validator.js');
@@ -109,9 +110,84 @@ describe('key validator: a Secret it cannot read', () => {
     expect({ statuses, decisions }).toStrictEqual({
       statuses: [401, 200],
       decisions: [
-        { namespace: 'ml-team', secret: 'missing', allowed: false, unreadable: 'GET /api/v1/namespaces/ml-team/secrets/missing: 404' },
-        { namespace: 'ml-team', secret: 'keys', allowed: true },
+        { namespace: 'ml-team', secret: 'missing', allowed: false, status: 401, unreadable: 'GET /api/v1/namespaces/ml-team/secrets/missing: 404' },
+        { namespace: 'ml-team', secret: 'keys', allowed: true, status: 200, caller: 'ml-team/keys/a' },
       ],
     });
+  });
+});
+
+describe('key validator: scoped keys, the caller and /v1/models', () => {
+  const teams: Record<string, Record<string, string>> = {
+    'keys/team-a': { ci: Buffer.from('sk-a').toString('base64') },
+    'keys/team-b': { laptop: Buffer.from('sk-b').toString('base64') },
+  };
+  const teamSource = secretKeySource(async (path) => {
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
+    const data = m ? teams[`${m[1]}/${m[2]}`] : undefined;
+    return data ? { status: 200, body: JSON.stringify({ data }) } : { status: 404, body: '{}' };
+  });
+  const services = async () => [
+    { namespace: 'team-a', name: 'chat', created: 1700000000, auth: 'APIKey', address: 'http://gw/team-a/chat', apiKeys: { namespace: 'keys', allowed: ['team-a'], denied: ['team-b'] } },
+    { namespace: 'team-b', name: 'code', created: 1700000001, auth: 'APIKey', apiKeys: { namespace: 'keys', allowed: ['team-b'], denied: ['team-a'] } },
+    { namespace: 'public', name: 'demo', created: 1700000002, auth: 'None' },
+  ];
+  let url = '';
+  let stop: () => void = () => {};
+  const decisions: unknown[] = [];
+  beforeAll(async () => {
+    const { keyValidator } = await import('../../cli/key-validator.js');
+    const { createServer } = await import('node:http');
+    const server = createServer(keyValidator(teamSource, (d) => decisions.push(d), services));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    stop = () => server.close();
+  });
+  afterAll(() => stop());
+  const check = async (key: string) => {
+    const r = await fetch(`${url}/keys/team-a?denied=team-b`, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-uri': '/team-a/chat/v1/chat/completions' } });
+    return { status: r.status, caller: r.headers.get('x-modelplane-caller'), body: await r.text() };
+  };
+  it('a key of an allowed Secret → 200 naming the caller; of a denied one → 403; unknown → 401', async () => {
+    decisions.length = 0;
+    expect(await check('sk-a')).toStrictEqual({ status: 200, caller: 'keys/team-a/ci', body: '' });
+    expect(await check('sk-b')).toStrictEqual({ status: 403, caller: null, body: FORBIDDEN_BODY });
+    expect((await check('sk-c')).status).toBe(401);
+    expect(decisions).toStrictEqual([
+      { namespace: 'keys', secret: 'team-a', allowed: true, status: 200, caller: 'keys/team-a/ci', service: 'team-a/chat' },
+      { namespace: 'keys', secret: 'team-a', allowed: false, status: 403, service: 'team-a/chat' },
+      { namespace: 'keys', secret: 'team-a', allowed: false, status: 401, service: 'team-a/chat' },
+    ]);
+  });
+  it('no allowed Secret at all: a right key of a denied one → 403', async () => {
+    const r = await fetch(`${url}/keys/?denied=team-a`, { headers: { authorization: 'Bearer sk-a' } });
+    expect(r.status).toBe(403);
+  });
+  const models = async (key?: string) => {
+    const r = await fetch(`${url}/v1/models`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    return { status: r.status, body: (await r.json()) as unknown };
+  };
+  it('/v1/models lists the services the key opens and the anonymous ones, OpenAI-shaped', async () => {
+    expect(await models('sk-a')).toStrictEqual({
+      status: 200,
+      body: {
+        object: 'list',
+        data: [
+          { id: 'public/demo', object: 'model', created: 1700000002, owned_by: 'public' },
+          { id: 'team-a/chat', object: 'model', created: 1700000000, owned_by: 'team-a', url: 'http://gw/team-a/chat' },
+        ],
+      },
+    });
+    expect((await models('sk-b')).body).toStrictEqual({
+      object: 'list',
+      data: [
+        { id: 'public/demo', object: 'model', created: 1700000002, owned_by: 'public' },
+        { id: 'team-b/code', object: 'model', created: 1700000001, owned_by: 'team-b' },
+      ],
+    });
+  });
+  it('/v1/models without a key lists the anonymous services; an unknown key → 401', async () => {
+    expect((await models()).body).toStrictEqual({ object: 'list', data: [{ id: 'public/demo', object: 'model', created: 1700000002, owned_by: 'public' }] });
+    expect(await models('sk-nope')).toStrictEqual({ status: 401, body: JSON.parse(UNAUTHORIZED_BODY) });
   });
 });

@@ -17,6 +17,7 @@ import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/compose-model-service/auth.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
 import { backToHttp, overHttps, TLS_HOST } from './front-door-tls.js';
+import { asAiGateway, KEY_A, KEY_B } from './ai-gateway.js';
 import { workloadGpus } from './workload-gpus.js';
 import { condition, describeE2E, E2E_DIR, eventually, items, kubectl, kubectlJson, modelplane, type Obj, SEEDS, snapshot, watchKubectl } from './harness.js';
 
@@ -698,7 +699,7 @@ spec:
         noKey: { status: 401, challenge: 'Bearer realm="modelplane"' },
         wrongKey: 401,
         rightKey: { status: 200, object: 'chat.completion' },
-        reached: [{ path: '/default/keyed-stub/v1/chat/completions', authorization: null }],
+        reached: [{ path: '/default/keyed-stub/v1/chat/completions', authorization: null, caller: 'default/stub-keys/ci' }],
       });
       expect(r.logs.includes(RIGHT)).toBe(false);
     },
@@ -719,6 +720,28 @@ spec:
       expect(r.http.location ?? '', r.logs).toMatch(new RegExp(`^https://${TLS_HOST.replaceAll('.', '\\.')}(:443)?/default/keyed-stub/v1/models$`));
       expect(after).toMatch(/^http:\/\/[^/]+\/default\/keyed-stub$/);
       expect(r.logs.includes(RIGHT)).toBe(false);
+    },
+    10 * MIN,
+  );
+
+  // Last: two teams' scoped keys, /v1/models per key, a rate limit and the usage log (docs/ai-gateway.md).
+  it.skipIf(frontDoorUnavailable() !== undefined)(
+    `the AI gateway for real: each team's key calls and lists only its own service (403 on the other's), the third request in a second of a key limited to 2/s gets 429 with Retry-After, the caller reaches the endpoint and Traefik's access log${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
+    async () => {
+      const r = await asAiGateway();
+      expect({ calls: r.calls, models: r.models, burst: r.burst.statuses }, r.logs).toStrictEqual({
+        calls: { 'a->chat': 200, 'a->code': 403, 'b->code': 200, 'b->chat': 403 },
+        models: { a: ['teams/chat'], b: ['teams/code'] },
+        burst: [200, 200, 429],
+      });
+      expect(r.burst.retryAfter ?? '', r.logs).toMatch(/^[0-9]+$/);
+      // Every served request carried its caller to the endpoint, and the access log names it.
+      const callerOf = (path: string) => (path.startsWith('/teams/chat/') ? 'teams/team-a/ci' : 'teams/team-b/laptop');
+      expect(r.reached.length).toBeGreaterThanOrEqual(4);
+      expect(r.reached.filter((x) => x.caller !== callerOf(x.path)), r.logs).toEqual([]);
+      expect(r.usage.length, r.logs).toBe(r.reached.length);
+      expect(r.usage.filter(([path, caller]) => caller !== callerOf(path)), r.logs).toEqual([]);
+      expect(r.logs.includes(KEY_A) || r.logs.includes(KEY_B)).toBe(false);
     },
     10 * MIN,
   );

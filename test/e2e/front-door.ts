@@ -37,11 +37,13 @@ export function frontDoorUnavailable(): string | undefined {
 export const NS = 'default';
 export const SERVICE = 'keyed-stub';
 export const RIGHT = 'sk-front-door-right';
-const VALIDATOR_PORT = 18080;
-const STUB_PORT = 18081;
+export const VALIDATOR_PORT = 18080;
+/** A second address of the namespace's loopback device the validator answers on, for its EndpointSlice (not 127/8). */
+export const VALIDATOR_HOST = '10.96.200.2';
+export const STUB_PORT = 18081;
 /** The stub's address: on the namespace's loopback device, but not 127/8 (an EndpointSlice may not name a loopback address). */
-const STUB_HOST = '10.96.200.1';
-const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
+export const STUB_HOST = '10.96.200.1';
+export const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
 /** The composed Gateway's HTTPS listener port (InferenceGateway spec.tls): entryPoint `websecure`. */
 const WEBSECURE_PORT = 8443;
 
@@ -83,7 +85,7 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null }) + '\\n');
+    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null, caller: req.headers['x-modelplane-caller'] ?? null }) + '\\n');
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' } }] }));
   });
@@ -148,8 +150,8 @@ export interface FrontDoor {
   noKey: { status: number; challenge: string | null };
   wrongKey: number;
   rightKey: { status: number; object: string | undefined };
-  /** Requests the stub endpoint received (path, and the Authorization header it saw). */
-  reached: { path: string; authorization: string | null }[];
+  /** Requests the stub endpoint received (path, and the Authorization and X-Modelplane-Caller headers it saw). */
+  reached: { path: string; authorization: string | null; caller: string | null }[];
   /** Logs of the validator and Traefik, for a failure message. */
   logs: string;
 }
@@ -210,7 +212,7 @@ spec:
   return withTraefik({ websecure: false }, async ({ reached, log }) => {
     const url = `http://127.0.0.1:${WEB_PORT}/${NS}/${SERVICE}/v1/chat/completions`;
     const ask = (key?: string): { status: number; challenge: string | null; object?: string } => {
-      const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) })}, body: '{"model":"stub","messages":[]}' })
+      const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', 'x-modelplane-caller': 'forged', ...(key ? { authorization: `Bearer ${key}` } : {}) })}, body: '{"model":"stub","messages":[]}' })
         .then(async (r) => { const t = await r.text(); let o; try { o = JSON.parse(t).object; } catch {} console.log(JSON.stringify({ status: r.status, challenge: r.headers.get('www-authenticate'), object: o })); })
         .catch(() => console.log(JSON.stringify({ status: 0, challenge: null })))`;
       return JSON.parse(nodeInside(script)) as { status: number; challenge: string | null; object?: string };
@@ -246,8 +248,10 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
     children.push(c);
     return c;
   };
-  const lo = inNetns(readState(E2E_DIR)!.netns, ['ip', 'addr', 'replace', `${STUB_HOST}/32`, 'dev', 'lo']);
-  execFileSync(lo[0]!, lo.slice(1));
+  for (const host of [STUB_HOST, VALIDATOR_HOST]) {
+    const lo = inNetns(readState(E2E_DIR)!.netns, ['ip', 'addr', 'replace', `${host}/32`, 'dev', 'lo']);
+    execFileSync(lo[0]!, lo.slice(1));
+  }
   try {
     const reached: FrontDoor['reached'] = [];
     const stub = start('stub', [process.execPath, '-e', STUB]);
@@ -256,7 +260,9 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
     });
     const validatorKc = join(E2E_DIR, 'front-door-validator.kubeconfig');
     serviceAccountKubeconfig('modelplane-system', 'modelplane-key-validator', validatorKc);
-    start('validator', [process.execPath, join(ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', `127.0.0.1:${VALIDATOR_PORT}`, '--kubeconfig', validatorKc]);
+    // Every address of the namespace: forwardAuth asks 127.0.0.1, and Traefik sends /v1/models to the
+    // selectorless Service modelplane-key-validator whose EndpointSlice names VALIDATOR_HOST (ai-gateway.ts).
+    start('validator', [process.execPath, join(ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', `0.0.0.0:${VALIDATOR_PORT}`, '--kubeconfig', validatorKc]);
     const tk = serviceAccountKubeconfig('modelplane-system', 'traefik-e2e', join(E2E_DIR, 'front-door-traefik.kubeconfig'));
     const k8s = (p: string) => [`--providers.${p}.endpoint=${tk.server}`, `--providers.${p}.token=${tk.token}`, `--providers.${p}.certAuthFilePath=${tk.ca}`];
     start('traefik', [
@@ -268,6 +274,11 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
       '--providers.kubernetescrd=true',
       ...k8s('kubernetescrd'),
       '--log.level=ERROR',
+      // The usage log the InferenceGateway composes into Traefik's values (docs/ai-gateway.md#usage).
+      '--accesslog=true',
+      '--accesslog.format=json',
+      '--accesslog.fields.headers.defaultmode=drop',
+      '--accesslog.fields.headers.names.X-Modelplane-Caller=keep',
       '--global.checkNewVersion=false',
       '--global.sendAnonymousUsage=false',
     ]);

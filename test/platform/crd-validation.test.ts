@@ -22,6 +22,8 @@ import { expectValidAgainstCrd } from '../helpers/crd.js';
 const CORE = new Set([
   'v1/Namespace',
   'v1/ResourceQuota',
+  'rbac.authorization.k8s.io/v1/ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
   'v1/Service',
   'v1/ServiceAccount',
   'apps/v1/Deployment',
@@ -100,7 +102,7 @@ describe('composed objects validate against their real CRDs', () => {
     const all = Object.fromEntries(Object.entries(first.resources).map(([k, d]) => [k, seen(d.resource)]));
     const stub: KubeObject = { apiVersion: 'helm.m.crossplane.io/v1beta1', kind: 'Release', metadata: { name: 'x' } };
     const full = composeGateway(request(xr, { observed: { ...all, metallb: seen(stub), traefik: seen(stub) } }));
-    expect(Object.keys(full.resources).length).toBe(24);
+    expect(Object.keys(full.resources).length).toBe(26);
     expect(check(resources(full))).toEqual([
       'apiextensions.k8s.io/v1/CustomResourceDefinition',
       'apps/v1/Deployment',
@@ -112,6 +114,8 @@ describe('composed objects validate against their real CRDs', () => {
       'metallb.io/v1beta1/L2Advertisement',
       'policy/v1/PodDisruptionBudget',
       'protection.crossplane.io/v1beta1/Usage',
+      'rbac.authorization.k8s.io/v1/ClusterRole',
+      'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
       'v1/Namespace',
       'v1/Service',
       'v1/ServiceAccount',

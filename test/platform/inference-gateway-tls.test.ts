@@ -242,7 +242,7 @@ describe('example vultr-gateway-tls', () => {
     expect(one('Certificate').map((c) => c['spec'])).toStrictEqual([
       { secretName: 'modelplane-gateway-tls', dnsNames: ['models.modelplane.example'], issuerRef: { name: 'letsencrypt', kind: 'ClusterIssuer', group: 'cert-manager.io' } },
     ]);
-    expect(one('HTTPRoute').map((r) => r.metadata?.name)).toStrictEqual(['modelplane-https-redirect']);
+    expect(one('HTTPRoute').map((r) => r.metadata?.name)).toStrictEqual(['modelplane-https-redirect', 'modelplane-models']);
     const status = one('InferenceGateway')[0]!['status'] as JsonObject;
     expect([status['address'], status['url']]).toStrictEqual(['172.18.255.200', 'https://models.modelplane.example']);
   });

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { compose } from '../../functions/compose-inference-gateway/compose.js';
-import { validatorDeployment, validatorDisruptionBudget, validatorService } from '../../functions/compose-inference-gateway/key-validator.js';
+import { modelsRoute, validatorDeployment, validatorClusterRole, validatorDisruptionBudget, validatorService } from '../../functions/compose-inference-gateway/key-validator.js';
 import { validatorServiceAccount } from '../../functions/compose-model-service/auth.js';
 import type { ComposeRequest, ComposeResult, Condition, DesiredResource, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cond, observed, request } from '../builders/platform.js';
@@ -82,6 +82,8 @@ const traefik: KubeObject = {
         service: { nameOverride: 'traefik' },
         gateway: { enabled: false },
         gatewayClass: { enabled: false },
+        logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { 'X-Modelplane-Caller': 'keep' } } } } },
+        metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
       },
     },
   },
@@ -158,6 +160,9 @@ const validator = (deploymentReady = false): Record<string, DesiredResource> => 
   'key-validator': deploymentReady ? { resource: validatorDeployment(), ready: true } : { resource: validatorDeployment() },
   'key-validator-service': { resource: validatorService() },
   'key-validator-pdb': { resource: validatorDisruptionBudget() },
+  // /v1/models reads every ModelService's status.apiKeys.
+  'key-validator-clusterrole': { resource: validatorClusterRole()[0]! },
+  'key-validator-clusterrolebinding': { resource: validatorClusterRole()[1]! },
 });
 const installing: Condition[] = [{ type: 'ControllerReady', status: 'False', reason: 'Installing' }];
 const healthy: Condition[] = [{ type: 'ControllerReady', status: 'True', reason: 'ControllerHealthy' }];
@@ -217,6 +222,8 @@ const cases: Case[] = [
         ...traefikUsages(),
         'gateway-class': { resource: gatewayClass, ready: true },
         gateway: { resource: gateway, ready: true },
+        // /v1/models to the key validator, once the Gateway is there; ready when the gateway accepts it.
+        'models-route': { resource: modelsRoute({ name: 'modelplane', namespace: NS }, undefined) },
       },
       status: { address: '10.0.0.42' },
       conditions: healthy,
@@ -371,6 +378,8 @@ describe('compose-inference-gateway: spec.auth default (issue 19)', () => {
         'key-validator',
         'key-validator-service',
         'key-validator-pdb',
+        'key-validator-clusterrole',
+        'key-validator-clusterrolebinding',
       ]);
     }
   });
@@ -466,6 +475,8 @@ describe('compose-inference-gateway: the key validator in the control cluster (i
       'key-validator-serviceaccount',
       'api-key-role',
       'api-key-rolebinding',
+      'key-validator-clusterrole',
+      'key-validator-clusterrolebinding',
     ]);
   });
 });

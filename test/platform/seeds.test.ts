@@ -84,6 +84,8 @@ describe('seed InferenceGateways', () => {
       'gateway-api-crd-referencegrants.gateway.networking.k8s.io',
       'gateway-api-crd-tlsroutes.gateway.networking.k8s.io',
       'key-validator',
+      'key-validator-clusterrole',
+      'key-validator-clusterrolebinding',
       'key-validator-pdb',
       'key-validator-service',
       'key-validator-serviceaccount',

@@ -51,7 +51,7 @@ describe('ModelService auth (issue 19)', () => {
       apiVersion: 'traefik.io/v1alpha1',
       kind: 'Middleware',
       metadata: { name: 'test-service-api-key-02184', namespace: NS },
-      spec: { forwardAuth: { address: `http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080/${NS}/keys` } },
+      spec: { forwardAuth: { address: `http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080/${NS}/keys`, authResponseHeaders: ['X-Modelplane-Caller'] } },
     });
     expect(r.resources['api-key-role']!.resource).toStrictEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -89,6 +89,7 @@ describe('ModelService auth (issue 19)', () => {
     expect(r.requirements['api-keys']).toStrictEqual({ apiVersion: 'v1', kind: 'Secret', matchName: 'fleet-keys', namespace: 'modelplane-system' });
     expect((r.resources['api-key-middleware']!.resource['spec'] as JsonObject)['forwardAuth']).toStrictEqual({
       address: 'http://127.0.0.1:9999/modelplane-system/fleet-keys',
+      authResponseHeaders: ['X-Modelplane-Caller'],
     });
     expect(Object.keys(r.resources).sort()).toStrictEqual(['api-key-middleware', 'httproute']);
     expect(auth(r)?.message).toBe(
@@ -101,7 +102,7 @@ describe('ModelService auth (issue 19)', () => {
     const r = run(svc({ type: 'None' }), gw);
     expect(r.status?.['auth']).toBe('None');
     expect('api-key-middleware' in r.resources).toBe(false);
-    expect('filters' in rule(r)).toBe(false);
+    expect(rule(r)['filters']).toStrictEqual([{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['X-Modelplane-Caller'] } }]);
     expect(auth(r)).toStrictEqual({ type: 'Authenticated', status: 'False', reason: 'AnonymousByChoice', message: 'anonymous by spec.auth.type None' });
   });
 

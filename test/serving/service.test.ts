@@ -39,6 +39,8 @@ const route = (refs: JsonObject[], namespace = NS, name = 'test-service'): KubeO
     rules: [
       {
         matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }],
+        // A service without keys: a caller header a client sent never reaches an endpoint.
+        filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['X-Modelplane-Caller'] } }],
         ...(refs.length > 0 ? { backendRefs: refs } : {}),
       },
     ],

@@ -14,6 +14,43 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/**
+ * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+ * Constraints: minProperties 1.
+ * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
+ * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
+ */
+export interface InferenceGatewayRateLimit {
+  /**
+   * Requests each caller may make per second (the average; a burst of this many may arrive at once unless burst says otherwise).
+   * Constraints: minimum 1.
+   */
+  requestsPerSecond?: number;
+  /**
+   * Requests each caller may make per minute.
+   * Constraints: minimum 1.
+   */
+  requestsPerMinute?: number;
+  /**
+   * Requests that may arrive at once before the rate applies; defaults to the rate.
+   * Constraints: minimum 1.
+   */
+  burst?: number;
+  /**
+   * Requests of one caller in flight at once; the next one gets 429.
+   * Constraints: minimum 1.
+   */
+  maxInFlight?: number;
+}
+
+/** zod schema of {@link InferenceGatewayRateLimit}. */
+export const InferenceGatewayRateLimitSchema = z.strictObject({
+  requestsPerSecond: z.number().int().min(1).optional(),
+  requestsPerMinute: z.number().int().min(1).optional(),
+  burst: z.number().int().min(1).optional(),
+  maxInFlight: z.number().int().min(1).optional(),
+});
+
 /** The Secret holding the keys; its values never appear in status, events or logs. */
 export interface InferenceGatewayAuthApiKeysSecretRef {
   /** Constraints: minLength 1. */
@@ -31,14 +68,32 @@ export const InferenceGatewayAuthApiKeysSecretRefSchema = z.strictObject({
   namespace: z.string().min(1),
 });
 
+/** Every Secret of namespace carrying these labels holds keys (one Secret per team, say); a Secret's modelplane.ai/services or modelplane.ai/service-selector annotation scopes its keys (docs/ai-gateway.md#scoped-keys). */
+export interface InferenceGatewayAuthApiKeysSecretSelector {
+  /** Constraints: minLength 1. */
+  namespace: string;
+  /** Constraints: minProperties 1. */
+  matchLabels: Record<string, string>;
+}
+
+/** zod schema of {@link InferenceGatewayAuthApiKeysSecretSelector}. */
+export const InferenceGatewayAuthApiKeysSecretSelectorSchema = z.strictObject({
+  namespace: z.string().min(1),
+  matchLabels: z.record(z.string(), z.string()),
+});
+
+/** Rule: `has(self.secretRef) != has(self.secretSelector)` (spec.auth.apiKeys takes exactly one of secretRef and secretSelector.) */
 export interface InferenceGatewayAuthApiKeys {
   /** The Secret holding the keys; its values never appear in status, events or logs. */
-  secretRef: InferenceGatewayAuthApiKeysSecretRef;
+  secretRef?: InferenceGatewayAuthApiKeysSecretRef;
+  /** Every Secret of namespace carrying these labels holds keys (one Secret per team, say); a Secret's modelplane.ai/services or modelplane.ai/service-selector annotation scopes its keys (docs/ai-gateway.md#scoped-keys). */
+  secretSelector?: InferenceGatewayAuthApiKeysSecretSelector;
 }
 
 /** zod schema of {@link InferenceGatewayAuthApiKeys}. */
 export const InferenceGatewayAuthApiKeysSchema = z.strictObject({
-  secretRef: InferenceGatewayAuthApiKeysSecretRefSchema,
+  secretRef: InferenceGatewayAuthApiKeysSecretRefSchema.optional(),
+  secretSelector: InferenceGatewayAuthApiKeysSecretSelectorSchema.optional(),
 });
 
 /**
@@ -48,6 +103,7 @@ export const InferenceGatewayAuthApiKeysSchema = z.strictObject({
  */
 export interface InferenceGatewayAuth {
   type: 'APIKey' | 'None';
+  /** Rule: `has(self.secretRef) != has(self.secretSelector)` (spec.auth.apiKeys takes exactly one of secretRef and secretSelector.) */
   apiKeys?: InferenceGatewayAuthApiKeys;
   /**
    * Where Traefik's forwardAuth asks whether a key is valid (the key validator); omitted means http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080.
@@ -219,6 +275,13 @@ export interface InferenceGatewaySpec {
   /** The gateway implementation. */
   backend: 'Traefik';
   /**
+   * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+   * Constraints: minProperties 1.
+   * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
+   * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
+   */
+  rateLimit?: InferenceGatewayRateLimit;
+  /**
    * Who may call. The default for every ModelService without its own spec.auth. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
    * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
    * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
@@ -245,6 +308,7 @@ export interface InferenceGatewaySpec {
 /** zod schema of {@link InferenceGatewaySpec}. */
 export const InferenceGatewaySpecSchema = z.strictObject({
   backend: z.enum(['Traefik']),
+  rateLimit: InferenceGatewayRateLimitSchema.optional(),
   auth: InferenceGatewayAuthSchema.optional(),
   hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),
   tls: InferenceGatewayTlsSchema.optional(),

@@ -42,6 +42,43 @@ export const ModelServiceEndpointSchema = z.strictObject({
   selector: ModelServiceEndpointSelectorSchema,
 });
 
+/**
+ * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+ * Constraints: minProperties 1.
+ * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
+ * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
+ */
+export interface ModelServiceRateLimit {
+  /**
+   * Requests each caller may make per second (the average; a burst of this many may arrive at once unless burst says otherwise).
+   * Constraints: minimum 1.
+   */
+  requestsPerSecond?: number;
+  /**
+   * Requests each caller may make per minute.
+   * Constraints: minimum 1.
+   */
+  requestsPerMinute?: number;
+  /**
+   * Requests that may arrive at once before the rate applies; defaults to the rate.
+   * Constraints: minimum 1.
+   */
+  burst?: number;
+  /**
+   * Requests of one caller in flight at once; the next one gets 429.
+   * Constraints: minimum 1.
+   */
+  maxInFlight?: number;
+}
+
+/** zod schema of {@link ModelServiceRateLimit}. */
+export const ModelServiceRateLimitSchema = z.strictObject({
+  requestsPerSecond: z.number().int().min(1).optional(),
+  requestsPerMinute: z.number().int().min(1).optional(),
+  burst: z.number().int().min(1).optional(),
+  maxInFlight: z.number().int().min(1).optional(),
+});
+
 /** The Secret holding the keys; its values never appear in status, events or logs. */
 export interface ModelServiceAuthApiKeysSecretRef {
   /** Constraints: minLength 1. */
@@ -53,14 +90,29 @@ export const ModelServiceAuthApiKeysSecretRefSchema = z.strictObject({
   name: z.string().min(1),
 });
 
+/** Every Secret of this namespace carrying these labels holds keys (one Secret per team, say); a Secret's modelplane.ai/services or modelplane.ai/service-selector annotation scopes its keys (docs/ai-gateway.md#scoped-keys). */
+export interface ModelServiceAuthApiKeysSecretSelector {
+  /** Constraints: minProperties 1. */
+  matchLabels: Record<string, string>;
+}
+
+/** zod schema of {@link ModelServiceAuthApiKeysSecretSelector}. */
+export const ModelServiceAuthApiKeysSecretSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()),
+});
+
+/** Rule: `has(self.secretRef) != has(self.secretSelector)` (spec.auth.apiKeys takes exactly one of secretRef and secretSelector.) */
 export interface ModelServiceAuthApiKeys {
   /** The Secret holding the keys; its values never appear in status, events or logs. */
-  secretRef: ModelServiceAuthApiKeysSecretRef;
+  secretRef?: ModelServiceAuthApiKeysSecretRef;
+  /** Every Secret of this namespace carrying these labels holds keys (one Secret per team, say); a Secret's modelplane.ai/services or modelplane.ai/service-selector annotation scopes its keys (docs/ai-gateway.md#scoped-keys). */
+  secretSelector?: ModelServiceAuthApiKeysSecretSelector;
 }
 
 /** zod schema of {@link ModelServiceAuthApiKeys}. */
 export const ModelServiceAuthApiKeysSchema = z.strictObject({
-  secretRef: ModelServiceAuthApiKeysSecretRefSchema,
+  secretRef: ModelServiceAuthApiKeysSecretRefSchema.optional(),
+  secretSelector: ModelServiceAuthApiKeysSecretSelectorSchema.optional(),
 });
 
 /**
@@ -70,6 +122,7 @@ export const ModelServiceAuthApiKeysSchema = z.strictObject({
  */
 export interface ModelServiceAuth {
   type: 'APIKey' | 'None';
+  /** Rule: `has(self.secretRef) != has(self.secretSelector)` (spec.auth.apiKeys takes exactly one of secretRef and secretSelector.) */
   apiKeys?: ModelServiceAuthApiKeys;
 }
 
@@ -137,6 +190,13 @@ export interface ModelServiceSpec {
    */
   endpoints: ModelServiceEndpoint[];
   /**
+   * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+   * Constraints: minProperties 1.
+   * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
+   * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
+   */
+  rateLimit?: ModelServiceRateLimit;
+  /**
    * Who may call. Overrides the InferenceGateway's spec.auth for this service. APIKey: a request must carry `Authorization: Bearer <key>` with one of the keys in the referenced Secret (each data value is one key), else the gateway answers 401 before any endpoint sees it. None: anonymous, and only when said.
    * Rule: `self.type != 'APIKey' || has(self.apiKeys)` (spec.auth.apiKeys is required when spec.auth.type is APIKey.)
    * Rule: `self.type != 'None' || !has(self.apiKeys)` (spec.auth.apiKeys must not be set when spec.auth.type is None.)
@@ -149,8 +209,23 @@ export interface ModelServiceSpec {
 /** zod schema of {@link ModelServiceSpec}. */
 export const ModelServiceSpecSchema = z.strictObject({
   endpoints: z.array(ModelServiceEndpointSchema).min(1),
+  rateLimit: ModelServiceRateLimitSchema.optional(),
   auth: ModelServiceAuthSchema.optional(),
   crossplane: ModelServiceCrossplaneSchema.optional(),
+});
+
+/** The key Secrets of an APIKey service, by name (never a value): allowed, whose keys open it, and denied, whose keys get 403 here (their scope names other services). The key validator's /v1/models reads this. See docs/ai-gateway.md#scoped-keys. */
+export interface ModelServiceStatusApiKeys {
+  namespace?: string;
+  allowed?: string[];
+  denied?: string[];
+}
+
+/** zod schema of {@link ModelServiceStatusApiKeys}. */
+export const ModelServiceStatusApiKeysSchema = z.strictObject({
+  namespace: z.string().optional(),
+  allowed: z.array(z.string()).optional(),
+  denied: z.array(z.string()).optional(),
 });
 
 export interface ModelServiceStatusCondition {
@@ -199,6 +274,8 @@ export interface ModelServiceStatus {
   address?: string;
   /** How the service is called: APIKey (a key from the Secret is required), None (anonymous by choice) or Anonymous (no auth here nor on the InferenceGateway: anyone who reaches it). */
   auth?: 'APIKey' | 'None' | 'Anonymous';
+  /** The key Secrets of an APIKey service, by name (never a value): allowed, whose keys open it, and denied, whose keys get 403 here (their scope names other services). The key validator's /v1/models reads this. See docs/ai-gateway.md#scoped-keys. */
+  apiKeys?: ModelServiceStatusApiKeys;
   /**
    * Conditions of the resource.
    * Constraints: list-map keyed by type.
@@ -212,6 +289,7 @@ export interface ModelServiceStatus {
 export const ModelServiceStatusSchema = z.strictObject({
   address: z.string().optional(),
   auth: z.enum(['APIKey', 'None', 'Anonymous']).optional(),
+  apiKeys: ModelServiceStatusApiKeysSchema.optional(),
   conditions: z.array(ModelServiceStatusConditionSchema).optional(),
   crossplane: ModelServiceStatusCrossplaneSchema.optional(),
 });

@@ -1,0 +1,177 @@
+/**
+ * The front door as an AI gateway through real Traefik (docs/ai-gateway.md),
+ * the e2e suite's last step, after the 401 and HTTPS steps (front-door.ts):
+ *
+ * 1. Namespace `teams` with two key Secrets labelled
+ *    `modelplane.ai/api-keys: "true"`, one per team, each scoped by
+ *    `modelplane.ai/services` to its own service; two ModelServices over the
+ *    stub endpoint, `teams/chat` (team A's, limited to 2 requests per second
+ *    per caller) and `teams/code` (team B's), each with `spec.auth` selecting
+ *    the team Secrets.
+ * 2. A selectorless Service `modelplane-system/modelplane-key-validator` and
+ *    its EndpointSlice naming the validator's second loopback address (the
+ *    composed Deployment and Service are not there: the gateway's
+ *    validatorURL points at the validator process), so the composed
+ *    `/v1/models` route reaches it.
+ * 3. With Traefik, the validator (as its own ServiceAccount: the composed
+ *    Roles and ClusterRole are what let it read) and the stub running, the
+ *    step asks: each team's key on each service (200 / 403), `/v1/models` with
+ *    each key, three concurrent requests with team A's key (2 served, 1 429
+ *    with Retry-After), and reads Traefik's access log for the caller of
+ *    every request the stub served.
+ */
+import { eventually, kubectl, kubectlJson, type Obj } from './harness.js';
+import { nodeInside, STUB_HOST, STUB_PORT, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
+
+/** The namespace of the step's services and key Secrets. */
+export const TEAMS = 'teams';
+/** Team A's and team B's keys. */
+export const KEY_A = 'sk-team-a-0123456789';
+export const KEY_B = 'sk-team-b-0123456789';
+
+/** What the step saw. */
+export interface AiGateway {
+  /** Status per `<key>-><service>`. */
+  calls: Record<string, number>;
+  /** `/v1/models` ids per key. */
+  models: Record<string, string[]>;
+  /** Statuses of three concurrent requests with team A's key to teams/chat, sorted, and the 429's Retry-After. */
+  burst: { statuses: number[]; retryAfter: string | null };
+  /** Callers the stub saw, per path it was asked. */
+  reached: { path: string; caller: string | null }[];
+  /** Access log lines of the stub's requests: [path, caller]. */
+  usage: [string, string | null][];
+  logs: string;
+}
+
+const OBJECTS = `apiVersion: v1
+kind: Namespace
+metadata: {name: ${TEAMS}}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: team-a
+  namespace: ${TEAMS}
+  labels: {modelplane.ai/api-keys: "true"}
+  annotations: {modelplane.ai/services: ${TEAMS}/chat}
+stringData: {ci: ${KEY_A}}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: team-b
+  namespace: ${TEAMS}
+  labels: {modelplane.ai/api-keys: "true"}
+  annotations: {modelplane.ai/services: ${TEAMS}/code}
+stringData: {laptop: ${KEY_B}}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelEndpoint
+metadata: {name: stub, namespace: ${TEAMS}, labels: {modelplane.ai/deployment: stub}}
+spec: {url: 'http://${STUB_HOST}:${STUB_PORT}'}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: chat, namespace: ${TEAMS}}
+spec:
+  endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
+  auth: {type: APIKey, apiKeys: {secretSelector: {matchLabels: {modelplane.ai/api-keys: "true"}}}}
+  rateLimit: {requestsPerSecond: 2}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: code, namespace: ${TEAMS}}
+spec:
+  endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
+  auth: {type: APIKey, apiKeys: {secretSelector: {matchLabels: {modelplane.ai/api-keys: "true"}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: modelplane-key-validator, namespace: modelplane-system}
+spec:
+  ports: [{name: http, port: 8080, targetPort: ${VALIDATOR_PORT}, protocol: TCP}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: modelplane-key-validator-e2e
+  namespace: modelplane-system
+  labels: {kubernetes.io/service-name: modelplane-key-validator}
+addressType: IPv4
+ports: [{name: http, port: ${VALIDATOR_PORT}, protocol: TCP}]
+endpoints: [{addresses: ['${VALIDATOR_HOST}'], conditions: {ready: true}}]
+`;
+
+/** Runs the step; every process it starts is stopped before it returns. */
+export async function asAiGateway(): Promise<AiGateway> {
+  const applied = kubectl(['apply', '-f', '-'], { input: OBJECTS });
+  if (applied.code !== 0) throw new Error(`ai-gateway objects: ${applied.stderr}`);
+  await eventually('both team services composed with their key split and the rate limit', () => {
+    const svc = (name: string) => kubectlJson<Obj>(['get', 'modelservice', '-n', TEAMS, name]);
+    const chat = svc('chat');
+    const code = svc('code');
+    const mws = kubectl(['get', 'middlewares.traefik.io', '-n', TEAMS, '-o', 'jsonpath={range .items[*]}{.metadata.name}{" "}{end}']).stdout;
+    const split = (o: Obj) => JSON.stringify(o.status?.['apiKeys'] ?? null);
+    return split(chat) === JSON.stringify({ namespace: TEAMS, allowed: ['team-a'], denied: ['team-b'] }) &&
+      split(code) === JSON.stringify({ namespace: TEAMS, allowed: ['team-b'], denied: ['team-a'] }) &&
+      mws.includes('chat-rate-limit-') &&
+      kubectl(['get', 'httproute', '-n', 'modelplane-system', 'modelplane-models']).code === 0
+      ? true
+      : undefined;
+  });
+
+  return withTraefik({ websecure: false }, async ({ reached, log }) => {
+    const base = `http://127.0.0.1:${WEB_PORT}`;
+    const call = (service: string, key: string): number => {
+      const script = `fetch(${JSON.stringify(`${base}/${TEAMS}/${service}/v1/chat/completions`)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', authorization: `Bearer ${key}` })}, body: '{"model":"stub","messages":[]}' })
+        .then((r) => console.log(r.status)).catch(() => console.log(0))`;
+      return Number(nodeInside(script));
+    };
+    // Traefik routes once its providers have synced: team A's key served on chat says route and Middlewares are in.
+    await eventually('Traefik routes the team services', () => (call('code', KEY_B) === 200 ? true : undefined), { timeoutMs: 120_000, state: () => log.text });
+    await new Promise((r) => setTimeout(r, 1100)); // a fresh rate-limit bucket for team A
+    const calls: Record<string, number> = {
+      'a->chat': call('chat', KEY_A),
+      'a->code': call('code', KEY_A),
+      'b->code': call('code', KEY_B),
+      'b->chat': call('chat', KEY_B),
+    };
+    const models: Record<string, string[]> = {};
+    for (const [who, key] of [
+      ['a', KEY_A],
+      ['b', KEY_B],
+    ] as const) {
+      const script = `fetch(${JSON.stringify(`${base}/v1/models`)}, { headers: { authorization: 'Bearer ${key}' } })
+        .then(async (r) => console.log(JSON.stringify(r.status === 200 ? (await r.json()).data.map((m) => m.id) : [r.status])))`;
+      models[who] = (JSON.parse(nodeInside(script)) as string[]).filter((id) => id.startsWith(`${TEAMS}/`));
+    }
+    await new Promise((r) => setTimeout(r, 1100)); // a full bucket again
+    const burstScript = `Promise.all([0, 1, 2].map(() => fetch(${JSON.stringify(`${base}/${TEAMS}/chat/v1/chat/completions`)}, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ${KEY_A}' }, body: '{}' })))
+      .then((rs) => console.log(JSON.stringify({ statuses: rs.map((r) => r.status).sort(), retryAfter: rs.find((r) => r.status === 429)?.headers.get('retry-after') ?? null })))`;
+    const burst = JSON.parse(nodeInside(burstScript)) as AiGateway['burst'];
+    await new Promise((r) => setTimeout(r, 1000)); // Traefik writes its access log lines
+    const usage: [string, string | null][] = [];
+    for (const line of log.text.split('\n')) {
+      const i = line.indexOf('{"');
+      if (!line.startsWith('[traefik]') || i < 0) continue;
+      try {
+        const entry = JSON.parse(line.slice(i)) as Record<string, unknown>;
+        const path = entry['RequestPath'];
+        if (typeof path === 'string' && path.startsWith(`/${TEAMS}/`) && entry['DownstreamStatus'] === 200) {
+          usage.push([path, (entry['request_X-Modelplane-Caller'] as string | undefined) ?? null]);
+        }
+      } catch {
+        // not a JSON line
+      }
+    }
+    return {
+      calls,
+      models,
+      burst,
+      reached: reached.filter((r) => r.path.startsWith(`/${TEAMS}/`)).map((r) => ({ path: r.path, caller: r.caller })),
+      usage,
+      logs: log.text,
+    };
+  });
+}
