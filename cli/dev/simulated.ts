@@ -77,8 +77,9 @@ export const CHART_CRDS: Readonly<Record<string, readonly string[]>> = {
   lws: ['leaderworkerset.x-k8s.io/leaderworkersets.yaml'],
   // prometheus-operator's PodMonitor (cli/dev/crds: the snapshot has no monitoring.coreos.com), for each replica's PodMonitor.
   'kube-prometheus-stack': ['monitoring.coreos.com/podmonitors.yaml'],
-  // Traefik v3.7.13's own Middleware CRD (cli/dev/crds: the snapshot has no traefik.io), for APIKey services' forwardAuth.
-  traefik: ['traefik.io/middlewares.yaml'],
+  // Traefik v3.7.13's own Middleware and TraefikService CRDs (cli/dev/crds: the snapshot has no traefik.io), for APIKey
+  // services' forwardAuth, rate limits, and the failover chain of services with priorities.
+  traefik: ['traefik.io/middlewares.yaml', 'traefik.io/traefikservices.yaml'],
 };
 
 /** Our own stand-in CRDs. */

@@ -101,6 +101,9 @@ function traefikValues(): JsonObject {
     // The usage log (docs/ai-gateway.md#usage): one JSON line per request, with the caller the key check set; no other header.
     logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { [CALLER_HEADER]: 'keep' } } } } },
     metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
+    // Requests by caller (docs/ai-gateway.md#usage): traefik_service_requests_total gets a `caller` label from the header
+    // the key check sets (service metrics are taken after the route's middlewares, so a client's forged header is gone).
+    additionalArguments: [`--metrics.prometheus.headerlabels.caller=${CALLER_HEADER}`],
   };
 }
 

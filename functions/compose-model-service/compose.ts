@@ -44,6 +44,9 @@
  *   Secrets split into allowed and denied by their scope annotations, in
  *   `status.apiKeys` and the validator's address. A service without keys
  *   removes any client `X-Modelplane-Caller` header.
+ * - Priorities (failover.ts): entries at more than one `priority` route
+ *   through a TraefikService failover chain, `<name>-backends`, instead of
+ *   weighted backendRefs; RoutingReady's message then gives the order.
  * - Rate limits (rate-limit.ts): `spec.rateLimit`, else the gateway's,
  *   composes Traefik rateLimit/inFlightReq Middlewares after the key check.
  * - While a requirement is not fetched yet, nothing is said and nothing is
@@ -73,6 +76,7 @@ import { formatZodIssues } from '../lib/zod-issues.js';
 import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth, validatorRole, validatorRoleBinding } from './auth.js';
 import { authVerdict, validatorAddress } from './key-access.js';
 import { effectiveRateLimit, rateLimitMiddlewares } from './rate-limit.js';
+import { backendsName, failoverResources, type LevelBackend, msgLevels, priorityLevels, usesPriorities } from './failover.js';
 import { distribute } from './weights.js';
 
 /** Condition types, reasons and messages. */
@@ -130,6 +134,7 @@ export const GATEWAY_REF = { name: 'modelplane', namespace: 'modelplane-system' 
 
 interface Entry {
   weight: number;
+  priority: number;
   endpoints: KubeObject[];
 }
 
@@ -147,7 +152,7 @@ function group(req: ComposeRequest, namespace: string, entries: ModelServiceEndp
       taken.add(key);
       endpoints.push(ep);
     }
-    return { weight: e.weight, endpoints };
+    return { weight: e.weight, priority: e.priority ?? 0, endpoints };
   });
 }
 
@@ -159,6 +164,21 @@ function backendName(ep: KubeObject): string | undefined {
 function portOf(ep: KubeObject): number {
   const url = String(getPath(ep, 'spec', 'url') ?? '');
   return parseEndpointUrl(url)?.port ?? defaultPort(url.toLowerCase().startsWith('https:') ? 'https' : 'http');
+}
+
+/** An endpoint as a failover level's backend, or nothing while it has no backend Service. */
+function levelBackend(ep: KubeObject): LevelBackend[] {
+  const service = backendName(ep);
+  if (service === undefined) return [];
+  const rewrite = getPath(ep, 'spec', 'rewritePath');
+  const url = String(getPath(ep, 'spec', 'url') ?? '');
+  return [{
+    endpoint: ep.metadata?.name ?? '',
+    service,
+    port: portOf(ep),
+    https: url.toLowerCase().startsWith('https:'),
+    ...(typeof rewrite === 'string' && rewrite !== '' ? { rewritePath: rewrite } : {}),
+  }];
 }
 
 function backendRefs(entries: Entry[]): JsonObject[] {
@@ -299,7 +319,17 @@ export function compose(req: ComposeRequest): ComposeResult {
     readyOnlyIfServing(result, false);
     return finish();
   }
-  const refs = backendRefs(grouped);
+  // Entries at several priorities route through a TraefikService failover chain (failover.ts).
+  let refs: JsonObject[];
+  let order: string | undefined;
+  if (usesPriorities(grouped.map((g) => g.priority))) {
+    const levels = priorityLevels(grouped.map((g) => ({ priority: g.priority, weight: g.weight, backends: g.endpoints.flatMap(levelBackend) })));
+    for (const [key, obj] of levels.length > 0 ? failoverResources(name, namespace, levels) : []) result.resources[key] = markReady(obj, key in req.observed);
+    refs = levels.length > 0 ? [{ group: 'traefik.io', kind: 'TraefikService', name: backendsName(name) }] : [];
+    order = levels.length > 0 ? msgLevels(levels) : undefined;
+  } else {
+    refs = backendRefs(grouped);
+  }
   const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
   const gatewayObject = gateway.state === 'present' ? gateway.items[0] : undefined;
   const limits = effectiveRateLimit(req.composite, gatewayObject);
@@ -335,7 +365,7 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.results.push(warning(message));
   } else {
     result.conditions.push(
-      routed ? condition(RoutingReady, true, Reason.RouteConfigured) : condition(RoutingReady, false, Reason.Configuring),
+      routed ? condition(RoutingReady, true, Reason.RouteConfigured, order) : condition(RoutingReady, false, Reason.Configuring),
     );
   }
   // Ready means serving: a route the gateway accepted, with a live backend, at an address.

@@ -32,6 +32,7 @@ const EXPECTED: Record<string, [string, string, string]> = {
   'model-cache-staged': ['ModelCache', 'Healthy', "1 of 2 selected clusters cannot hold the cache: vultr-ewr (Vultr File System cannot be attached to VKE GPU nodes, so this cluster has no RWX StorageClass for ModelCache volumes.)"],
   'nebius-cluster-first-pass': ['NebiusCluster', 'Progressing', "Unready resources: cluster, filesystem, network, and 3 more"],
   'nebius-cluster-ready': ['NebiusCluster', 'Healthy', "Ready"],
+  'overflow-service': ['ModelService', 'Progressing', 'Unready resources: backends, priority-0, priority-1, and 3 more'],
   'prefill-decode-replica': ['ModelReplica', 'Progressing', "ModelAccepted is False: Deploying"],
   'spot-pools': ['InferenceCluster', 'Progressing', "ClusterReady False: Provisioning"],
   'team-quota': ['InferenceQuota', 'Healthy', "6/8 devices, 0/2 gpu=h100 devices, 3/10 replicas"],

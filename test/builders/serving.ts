@@ -156,10 +156,10 @@ export function modelEndpoint(name: string, o: EndpointOpts = {}): KubeObject {
   return ep;
 }
 
-/** A ModelService over selector entries (weight omitted = the XRD default). */
+/** A ModelService over selector entries (weight and priority omitted = the XRD defaults). */
 export function modelService(
   name: string,
-  entries: { weight?: number; labels: Record<string, string> }[] = [{ labels: { app: 'test' } }],
+  entries: { weight?: number; priority?: number; labels: Record<string, string> }[] = [{ labels: { app: 'test' } }],
   namespace = NS,
 ): KubeObject {
   return {
@@ -169,6 +169,7 @@ export function modelService(
     spec: {
       endpoints: entries.map((e) => ({
         ...(e.weight !== undefined ? { weight: e.weight } : {}),
+        ...(e.priority !== undefined ? { priority: e.priority } : {}),
         selector: { matchLabels: { ...e.labels } },
       })),
     },

@@ -19,9 +19,15 @@
  *    each key, three concurrent requests with team A's key (2 served, 1 429
  *    with Retry-After), and reads Traefik's access log for the caller of
  *    every request the stub served.
+ * 4. Overflow: services `overflow-429` and `overflow-503` put the stub's busy
+ *    port (always 429, or always 503) at priority 0 and the stub at priority
+ *    1; five requests each must all be served by the stub, the busy backend
+ *    asked each time on 429 but only three times on 503 (then ejected by
+ *    Traefik's passive health check).
+ * 5. Traefik's Prometheus metrics count team A's requests by caller.
  */
 import { eventually, kubectl, kubectlJson, type Obj } from './harness.js';
-import { nodeInside, STUB_HOST, STUB_PORT, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
+import { METRICS_PORT, nodeInside, STUB_BUSY_PORT, STUB_HOST, STUB_PORT, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
 
 /** The namespace of the step's services and key Secrets. */
 export const TEAMS = 'teams';
@@ -41,6 +47,12 @@ export interface AiGateway {
   reached: { path: string; caller: string | null }[];
   /** Access log lines of the stub's requests: [path, caller]. */
   usage: [string, string | null][];
+  /** A served access log line of team A's: the usage fields it carries. */
+  usageLine: Record<string, unknown> | undefined;
+  /** Per overflow service: the statuses of five requests, and how many reached the busy and the stub backend. */
+  overflow: Record<string, { statuses: number[]; busy: number; stub: number }>;
+  /** traefik_service_requests_total lines labelled with team A's caller. */
+  metrics: string[];
   logs: string;
 }
 
@@ -86,6 +98,29 @@ spec:
   endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
   auth: {type: APIKey, apiKeys: {secretSelector: {matchLabels: {modelplane.ai/api-keys: "true"}}}}
 ---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelEndpoint
+metadata: {name: busy, namespace: ${TEAMS}, labels: {modelplane.ai/deployment: busy}}
+spec: {url: 'http://${STUB_HOST}:${STUB_BUSY_PORT}'}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: overflow-429, namespace: ${TEAMS}}
+spec:
+  endpoints:
+  - {priority: 0, selector: {matchLabels: {modelplane.ai/deployment: busy}}}
+  - {priority: 1, selector: {matchLabels: {modelplane.ai/deployment: stub}}}
+  auth: {type: None}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: overflow-503, namespace: ${TEAMS}}
+spec:
+  endpoints:
+  - {priority: 0, selector: {matchLabels: {modelplane.ai/deployment: busy}}}
+  - {priority: 1, selector: {matchLabels: {modelplane.ai/deployment: stub}}}
+  auth: {type: None}
+---
 apiVersion: v1
 kind: Service
 metadata: {name: modelplane-key-validator, namespace: modelplane-system}
@@ -116,6 +151,7 @@ export async function asAiGateway(): Promise<AiGateway> {
     return split(chat) === JSON.stringify({ namespace: TEAMS, allowed: ['team-a'], denied: ['team-b'] }) &&
       split(code) === JSON.stringify({ namespace: TEAMS, allowed: ['team-b'], denied: ['team-a'] }) &&
       mws.includes('chat-rate-limit-') &&
+      kubectl(['get', 'traefikservices.traefik.io', '-n', TEAMS, '-o', 'name']).stdout.split('\n').filter((l) => l.includes('/overflow-')).length === 6 &&
       kubectl(['get', 'httproute', '-n', 'modelplane-system', 'modelplane-models']).code === 0
       ? true
       : undefined;
@@ -150,7 +186,18 @@ export async function asAiGateway(): Promise<AiGateway> {
     const burstScript = `Promise.all([0, 1, 2].map(() => fetch(${JSON.stringify(`${base}/${TEAMS}/chat/v1/chat/completions`)}, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ${KEY_A}' }, body: '{}' })))
       .then((rs) => console.log(JSON.stringify({ statuses: rs.map((r) => r.status).sort(), retryAfter: rs.find((r) => r.status === 429)?.headers.get('retry-after') ?? null })))`;
     const burst = JSON.parse(nodeInside(burstScript)) as AiGateway['burst'];
+    const overflow: AiGateway['overflow'] = {};
+    for (const service of ['overflow-429', 'overflow-503']) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push(call(service, KEY_A));
+      await new Promise((r) => setTimeout(r, 500)); // the stub's last lines reach us
+      const seen = reached.filter((r) => r.path.startsWith(`/${TEAMS}/${service}/`));
+      overflow[service] = { statuses, busy: seen.filter((r) => r.busy === true).length, stub: seen.filter((r) => r.busy !== true).length };
+    }
+    const metricsText = nodeInside(`fetch('http://127.0.0.1:${METRICS_PORT}/metrics').then((r) => r.text()).then((t) => console.log(t))`);
+    const metrics = metricsText.split('\n').filter((l) => l.startsWith('traefik_service_requests_total{') && l.includes('caller="teams/team-a/ci"'));
     await new Promise((r) => setTimeout(r, 1000)); // Traefik writes its access log lines
+    let usageLine: Record<string, unknown> | undefined;
     const usage: [string, string | null][] = [];
     for (const line of log.text.split('\n')) {
       const i = line.indexOf('{"');
@@ -158,8 +205,9 @@ export async function asAiGateway(): Promise<AiGateway> {
       try {
         const entry = JSON.parse(line.slice(i)) as Record<string, unknown>;
         const path = entry['RequestPath'];
-        if (typeof path === 'string' && path.startsWith(`/${TEAMS}/`) && entry['DownstreamStatus'] === 200) {
+        if (typeof path === 'string' && /^\/teams\/(chat|code)\//.test(path) && entry['DownstreamStatus'] === 200) {
           usage.push([path, (entry['request_X-Modelplane-Caller'] as string | undefined) ?? null]);
+          if (path.startsWith(`/${TEAMS}/chat/`)) usageLine ??= entry;
         }
       } catch {
         // not a JSON line
@@ -169,8 +217,11 @@ export async function asAiGateway(): Promise<AiGateway> {
       calls,
       models,
       burst,
-      reached: reached.filter((r) => r.path.startsWith(`/${TEAMS}/`)).map((r) => ({ path: r.path, caller: r.caller })),
+      reached: reached.filter((r) => /^\/teams\/(chat|code)\//.test(r.path)).map((r) => ({ path: r.path, caller: r.caller })),
       usage,
+      usageLine,
+      overflow,
+      metrics,
       logs: log.text,
     };
   });

@@ -726,14 +726,26 @@ spec:
 
   // Last: two teams' scoped keys, /v1/models per key, a rate limit and the usage log (docs/ai-gateway.md).
   it.skipIf(frontDoorUnavailable() !== undefined)(
-    `the AI gateway for real: each team's key calls and lists only its own service (403 on the other's), the third request in a second of a key limited to 2/s gets 429 with Retry-After, the caller reaches the endpoint and Traefik's access log${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
+    `the AI gateway for real: each team's key calls and lists only its own service (403 on the other's), the third request in a second of a key limited to 2/s gets 429 with Retry-After, the caller reaches the endpoint and Traefik's access log and metrics, and a 429 or 503 backend overflows to the next priority${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
     async () => {
       const r = await asAiGateway();
       expect({ calls: r.calls, models: r.models, burst: r.burst.statuses }, r.logs).toStrictEqual({
         calls: { 'a->chat': 200, 'a->code': 403, 'b->code': 200, 'b->chat': 403 },
-        models: { a: ['teams/chat'], b: ['teams/code'] },
+        // Open services (auth None) are listed for every key.
+        models: { a: ['teams/chat', 'teams/overflow-429', 'teams/overflow-503'], b: ['teams/code', 'teams/overflow-429', 'teams/overflow-503'] },
         burst: [200, 200, 429],
       });
+      // Overflow to priority 1: every request served; on 429 the busy backend is asked each time, on 503 three times, then ejected.
+      expect(r.overflow, r.logs).toStrictEqual({
+        'overflow-429': { statuses: [200, 200, 200, 200, 200], busy: 5, stub: 5 },
+        'overflow-503': { statuses: [200, 200, 200, 200, 200], busy: 3, stub: 5 },
+      });
+      // Usage: the access log line of a served request names caller, router, service, backend, status and duration.
+      expect(Object.keys(r.usageLine ?? {}).filter((k) => ['request_X-Modelplane-Caller', 'RouterName', 'ServiceName', 'ServiceURL', 'DownstreamStatus', 'Duration'].includes(k)).sort(), r.logs).toStrictEqual(
+        ['DownstreamStatus', 'Duration', 'RouterName', 'ServiceName', 'ServiceURL', 'request_X-Modelplane-Caller'],
+      );
+      // Prometheus: team A's served requests counted by caller on the service (after the key check set the header).
+      expect(r.metrics.some((l) => l.includes('code="200"')), r.metrics.join('\n')).toBe(true);
       expect(r.burst.retryAfter ?? '', r.logs).toMatch(/^[0-9]+$/);
       // Every served request carried its caller to the endpoint, and the access log names it.
       const callerOf = (path: string) => (path.startsWith('/teams/chat/') ? 'teams/team-a/ci' : 'teams/team-b/laptop');

@@ -41,6 +41,10 @@ export const VALIDATOR_PORT = 18080;
 /** A second address of the namespace's loopback device the validator answers on, for its EndpointSlice (not 127/8). */
 export const VALIDATOR_HOST = '10.96.200.2';
 export const STUB_PORT = 18081;
+/** The stub's second port, a backend that always answers 429 or 503 (ai-gateway.ts overflow). */
+export const STUB_BUSY_PORT = 18082;
+/** Traefik's metrics entryPoint (Prometheus, GET /metrics). */
+export const METRICS_PORT = 18090;
 /** The stub's address: on the namespace's loopback device, but not 127/8 (an EndpointSlice may not name a loopback address). */
 export const STUB_HOST = '10.96.200.1';
 export const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
@@ -90,6 +94,15 @@ http.createServer((req, res) => {
     res.end(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' } }] }));
   });
 }).listen(${STUB_PORT}, '${STUB_HOST}', () => process.stdout.write('listening\\n'));
+// A full or failing first-priority backend (ai-gateway.ts): 429 on a path of service overflow-429, else 503.
+http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    process.stdout.write(JSON.stringify({ path: req.url, authorization: null, caller: req.headers['x-modelplane-caller'] ?? null, busy: true }) + '\\n');
+    res.writeHead(req.url.includes('/overflow-429/') ? 429 : 503, { 'content-type': 'application/json' });
+    res.end('{"error":{"message":"busy"}}');
+  });
+}).listen(${STUB_BUSY_PORT}, '${STUB_HOST}');
 `;
 
 /** A process started inside the control plane's network namespace, its output appended to `log`. */
@@ -151,7 +164,7 @@ export interface FrontDoor {
   wrongKey: number;
   rightKey: { status: number; object: string | undefined };
   /** Requests the stub endpoint received (path, and the Authorization and X-Modelplane-Caller headers it saw). */
-  reached: { path: string; authorization: string | null; caller: string | null }[];
+  reached: { path: string; authorization: string | null; caller: string | null; busy?: boolean }[];
   /** Logs of the validator and Traefik, for a failure message. */
   logs: string;
 }
@@ -279,6 +292,12 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
       '--accesslog.format=json',
       '--accesslog.fields.headers.defaultmode=drop',
       '--accesslog.fields.headers.names.X-Modelplane-Caller=keep',
+      // Requests by caller, as the InferenceGateway's Traefik values ask (docs/ai-gateway.md#usage).
+      '--metrics.prometheus=true',
+      '--metrics.prometheus.addServicesLabels=true',
+      '--metrics.prometheus.headerlabels.caller=X-Modelplane-Caller',
+      '--metrics.prometheus.entryPoint=metrics',
+      `--entryPoints.metrics.address=127.0.0.1:${METRICS_PORT}`,
       '--global.checkNewVersion=false',
       '--global.sendAnonymousUsage=false',
     ]);

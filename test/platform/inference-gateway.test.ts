@@ -84,6 +84,7 @@ const traefik: KubeObject = {
         gatewayClass: { enabled: false },
         logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { 'X-Modelplane-Caller': 'keep' } } } } },
         metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
+        additionalArguments: ['--metrics.prometheus.headerlabels.caller=X-Modelplane-Caller'],
       },
     },
   },

@@ -32,6 +32,12 @@ export interface ModelServiceEndpoint {
    * @default 1
    */
   weight: number;
+  /**
+   * Failover order, 0 first. Traffic goes to the lowest priority with a live endpoint, weighted within it; a request that gets 429, a 5xx or no connection there, before its first byte, goes on to the next priority (an external ModelEndpoint may be the last). Backends that keep failing are ejected for a while. See docs/ai-gateway.md#overflow-and-failover.
+   * Constraints: minimum 0, maximum 100.
+   * @default 0
+   */
+  priority: number;
   /** Selects ModelEndpoints in this ModelService's namespace. */
   selector: ModelServiceEndpointSelector;
 }
@@ -39,6 +45,7 @@ export interface ModelServiceEndpoint {
 /** zod schema of {@link ModelServiceEndpoint}. */
 export const ModelServiceEndpointSchema = z.strictObject({
   weight: z.number().int().min(1).max(1000000).default(1),
+  priority: z.number().int().min(0).max(100).default(0),
   selector: ModelServiceEndpointSelectorSchema,
 });
 
