@@ -1,5 +1,5 @@
 /**
- * The codec micro-benchmark (issue 17): our codec (functions/lib/wire/) beside
+ * The codec micro-benchmark (docs/design.md#our-own-runfunction-codec): our codec (functions/lib/wire/) beside
  * the SDK's ts-proto codec on one RunFunctionRequest and its response: decode
  * the request and encode the response (the server's share), and the reverse
  * (the client's). Medians in ms over `n` runs after 3 warm-ups.

@@ -66,7 +66,7 @@ export default async function (): Promise<void> {
     console.log(
       `${FUNCTION} ${label}: cold start median ${median(runs.map((r) => r.ms)).toFixed(0)} ms ` +
         `(min ${Math.min(...runs.map((r) => r.ms)).toFixed(0)}, max ${Math.max(...runs.map((r) => r.ms)).toFixed(0)}), ` +
-        `RSS median ${median(runs.map((r) => r.rss)).toFixed(1)} MiB over ${RUNS} runs  [targets: <= 300 ms (issue 17), <= 100 MB]`,
+        `RSS median ${median(runs.map((r) => r.rss)).toFixed(1)} MiB over ${RUNS} runs  [targets: <= 300 ms, <= 100 MB]`,
     );
   }
 }

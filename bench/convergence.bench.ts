@@ -29,7 +29,7 @@
  *    gives core (cli/dev/components.ts CIRCUIT_BREAKER_BURST).
  *
  * Needs what the e2e suite needs (the Go-built control plane, root for the
- * network namespace, ../shared/crds); otherwise it says why and returns.
+ * network namespace, the provider CRD snapshot); otherwise it says why and returns.
  * Its control plane lives in `.cache/bench-convergence` and is stopped at
  * the end. CONVERGENCE_ROUNDS (default 5) sets the scale rounds;
  * CONVERGENCE_FLEET=0 skips the fleet.
@@ -46,8 +46,8 @@ import { fleetManifests } from './convergence-fleet.js';
 import { pct } from './stats.js';
 
 const DIR = join(REPO_ROOT, '.cache', 'bench-convergence');
-const SEEDS = resolve(REPO_ROOT, '../shared/corpus/seeds');
-const CRDS = resolve(REPO_ROOT, '../shared/crds');
+const SEEDS = resolve(REPO_ROOT, '..', 'shared', 'corpus', 'seeds');
+const CRDS = resolve(REPO_ROOT, '..', 'shared', 'crds');
 const ROUNDS = Number(process.env['CONVERGENCE_ROUNDS'] ?? 5);
 const FLEET = process.env['CONVERGENCE_FLEET'] ?? '20x100';
 /** GPUs (one-GPU nodes) per fleet cluster, `CONVERGENCE_NODES` (default 10: room for every deployment twice over). */

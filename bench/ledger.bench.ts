@@ -1,16 +1,17 @@
 /**
- * The capacity ledger at fleet scale (issue 17 part 5; `npm run bench -- ledger`).
+ * The capacity ledger at fleet scale (docs/design.md#the-capacity-ledger;
+ * `npm run bench -- ledger`).
  *
  * A generated fleet of 1,000 InferenceClusters (bench/scheduler-fleet.ts: 4
  * pools of 10 nodes, 8 GPUs a node) and 1,000 ModelDeployments × 10 replicas
  * (a Leader + Worker gang each, spread one replica per cluster: every cluster
  * holds 10 replicas of 10 deployments). The replicas are what the scheduler
  * composes for each deployment; the clusters' ledgers are what their function
- * publishes from them (compose-inference-cluster/usage.ts).
+ * publishes from them (lib/fleet/cluster-usage.ts).
  *
  * Printed, for the steady call of one deployment (its 10 replicas observed
  * Ready):
- * - the request size before (issue 17's old shape, built here: the clusters
+ * - the request size before the ledger (the old shape, built here: the clusters
  *   and every ModelReplica of the fleet under `all-replicas`) and after (the
  *   clusters with their ledgers and the deployment's `own-replicas`);
  * - RunFunction end-to-end p50 over real gRPC against the function as the
@@ -29,13 +30,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import * as grpc from '@grpc/grpc-js';
-import { withUsage } from '../functions/compose-inference-cluster/usage.js';
+import { withUsage } from '../functions/lib/fleet/cluster-usage.js';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
 import { encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
-import { buildCapacity } from '../functions/schedule-model-deployment/capacity.js';
-import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
+import { buildCapacity } from '../functions/lib/fleet/capacity.js';
+import { celMatcher } from '../functions/lib/fleet/cel-matcher.js';
 import { composeWith, REQ_REPLICAS } from '../functions/schedule-model-deployment/compose.js';
-import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
+import { readFleet, readReplicas } from '../functions/lib/fleet/fleet.js';
 import { writeFleet } from './fleet.js';
 import { planOnce } from './plan.bench.js';
 import { startCompiled, timeGrpc } from './scheduler.bench.js';
@@ -54,7 +55,7 @@ function dep(j: number): KubeObject {
   return { ...d, metadata: { name: `dep-${String(j).padStart(4, '0')}`, namespace: 'ml-team' } };
 }
 
-/** A cluster without a ledger (the status before issue 17). */
+/** A cluster without a ledger (the status before clusters published one). */
 function bare(c: KubeObject): KubeObject {
   const status = c['status'] as JsonObject;
   const pools = (status['gpuPools'] as JsonObject[]).map(({ used: _u, ...p }) => p);

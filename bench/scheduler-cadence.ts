@@ -8,8 +8,8 @@
  * reducer (full collections that shrink the heap and age compiled code) and
  * the young generation shrunk to its floor by the first collection after a
  * gap (the image turns both off, cli/node-flags.ts); and, with neither, the
- * same work still takes longer on a processor that has been idle (README
- * "Performance"). Distinct XRs, measured apart, cost nothing.
+ * same work still takes longer on a processor that has been idle
+ * (docs/development.md#performance). Distinct XRs, measured apart, cost nothing.
  *
  * {@link cadenceRun} calls RunFunction from this Node process;
  * {@link cadenceRunGo} has tools/fn-client make the same calls as core

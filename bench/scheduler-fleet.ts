@@ -7,11 +7,11 @@
  * scenario ({@link steady}), a rollout in progress ({@link rolloutDeployment})
  * and its RunFunctionRequest ({@link request}: the clusters and the
  * deployment's own replicas, `Scenario.replicas`; others are in the clusters'
- * ledgers, issue 17).
+ * ledgers, docs/design.md#the-capacity-ledger).
  */
 import { Ready, RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import type { JsonObject, KubeObject } from '../functions/lib/function.js';
-import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
+import { celMatcher } from '../functions/lib/fleet/cel-matcher.js';
 import { composeWith, REQ_REPLICAS } from '../functions/schedule-model-deployment/compose.js';
 
 const API = 'modelplane.ai/v1alpha1';
@@ -55,7 +55,7 @@ export function cluster(i: number): KubeObject {
       namespace: 'modelplane-system',
       gateway: { address: `10.${(i >> 8) & 255}.${i & 255}.1` },
       capabilities: { rwxCacheStorageClass: { reason: 'none' }, multiNodeFabric: 'EFA', nodeAutoscaling: 'None', gpuStack: 'Composed' },
-      // The capacity ledger as the cluster's function publishes it with nothing placed yet (issue 17).
+      // The capacity ledger as the cluster's function publishes it with nothing placed yet (docs/design.md#the-capacity-ledger).
       gpuPools: CLASSES.map((devices, p) => ({ name: `pool-${p}`, className: `class-${p}`, capacityType: p % 2 === 0 ? 'OnDemand' : 'Spot', price: { currency: 'USD', perNodeHour: '3.25' }, nodes: 10, fabric: 'EFA', devices, used: { nodes: 0, devices: [], holders: [] } })),
     },
   };

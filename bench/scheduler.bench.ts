@@ -41,18 +41,16 @@ import { FunctionRunnerServiceService, type RunFunctionRequest, type RunFunction
 import type * as grpc from '@grpc/grpc-js';
 import { dial, REPO_ROOT, spawnFunction } from '../cli/functions.js';
 import { FUNCTION_NODE_FLAGS } from '../cli/node-flags.js';
-import { celMatcher } from '../functions/schedule-model-deployment/cel-matcher.js';
+import { celMatcher } from '../functions/lib/fleet/cel-matcher.js';
 import { decodeRunFunctionResponse, encodeRunFunctionRequest } from '../functions/lib/wire/codec.js';
 import { codecBench, codecBenchInOwnProcess } from './codec.js';
 import { buildFnClient, CADENCE_CALLS, CADENCE_GAPS, cadenceLine, cadenceRun, cadenceRunGo, goCadenceLine, stop } from './scheduler-cadence.js';
 import { buildImageFunctions } from './image-build.js';
 import { pct } from './stats.js';
 import { cluster, deployment, policyScenario, request, rolloutDeployment, type Scenario, steady } from './scheduler-fleet.js';
-import { QuotaBudget } from '../functions/schedule-model-deployment/quota-budget.js';
 import { readQuota } from '../functions/lib/quota.js';
-import { readDeployment } from '../functions/schedule-model-deployment/deployment.js';
-import { readFleet, readReplicas } from '../functions/schedule-model-deployment/fleet.js';
-import { schedule } from '../functions/schedule-model-deployment/scheduling.js';
+import { readFleet, readReplicas } from '../functions/lib/fleet/fleet.js';
+import { QuotaBudget, readDeployment, schedule } from '../functions/schedule-model-deployment/compose.js';
 
 /** `SCHEDULER_BENCH_FLEETS=1000` (comma-separated) runs only those fleet sizes. */
 const FLEETS = (process.env['SCHEDULER_BENCH_FLEETS'] ?? '10,100,1000').split(',').map(Number);

@@ -1,8 +1,8 @@
 /**
  * Start-up as a user meets it, through `bin/modelplane.js` (which runs the
  * compiled `dist/` when it is fresh, else builds it first here): each figure
- * a median of fresh processes, printed beside its target (issue 15, on a
- * quiet 2-core machine). Never asserts: a loaded machine shows in the load
+ * a median of fresh processes, printed beside its target (the targets below,
+ * on a quiet 2-core machine). Never asserts: a loaded machine shows in the load
  * average printed first.
  *
  * - `modelplane --help` <= 300 ms

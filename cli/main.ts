@@ -194,7 +194,7 @@ const devDirOf = async (cmd: Command) => (await lazy.state()).devDir((cmd.optsWi
 dev
   .command('up')
   .description('build what is missing, start everything, install Modelplane as users do (xpkg), say how to reach it')
-  .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default ../shared/crds)')
+  .option('--provider-crds <dir>', 'provider CRD snapshot (<group>/<plural>.yaml; default $MODELPLANE_PROVIDER_CRDS, else shared/crds beside the repository)')
   .option('--no-workload', 'do not start the workload API server an Existing InferenceCluster can point at')
   .addOption(
     new Option('--workloads <n>', 'workload API servers to run (default 1): simulated cloud clusters are given free ones, workload 0 while no Existing cluster adopts it').argParser((v) => {

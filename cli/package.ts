@@ -1,5 +1,6 @@
 /**
- * Building the Configuration package contents (crossplane.md §3.4–§3.5).
+ * Building the Configuration package contents (docs/composition.md#package-metadata,
+ * docs/composition.md#how-a-package-is-built).
  *
  * `buildConfigurationPackage()` returns the YAML stream that is the single
  * `package.yaml` of the xpkg base layer: the meta Configuration (from

@@ -4,7 +4,7 @@
  * before applying (plan/plan.ts), and what a cluster's loss would do
  * (docs/failover.md#what-if; plan/survivable.ts).
  *
- * Exit codes (a CI gate; also in `modelplane plan --help` and the README):
+ * Exit codes (a CI gate; also in `modelplane plan --help` and docs/cli.md#exit-codes):
  * - 0: converged, every desired replica placed, every InferenceCluster,
  *   InferenceGateway and ModelService Ready, no reconcile error;
  * - 1: invalid input (reported and left out), or a file could not be read;
@@ -160,7 +160,7 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
     const composed = result.store.all().filter((o) => controllerUid(o) !== undefined && !result.inputs.has(keyOf(o)));
     const before = state.objects.filter((o) => !result.inputs.has(keyOf(o)));
     const d = diffState(composed, before);
-    // What the change adds or saves per hour (docs/placement-policy.md#cost), when anything is priced.
+    // What the change adds or saves per hour (docs/placement-policy.md#status-and-cost), when anything is priced.
     const was = replicasCost(state.objects.filter((o) => o.kind === 'ModelReplica'), result.store.all().filter((o) => o.kind === 'InferenceCluster'));
     const now = report.cost?.fleet ?? null;
     const cost = was === null && now === null ? {} : { cost: { before: was, after: now } };

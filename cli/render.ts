@@ -1,6 +1,6 @@
 /**
  * `modelplane render XR COMPOSITION FUNCTIONS [flags]`: `crossplane
- * composition render` of CLI v2.3, reproduced (crossplane.md §2).
+ * composition render` of CLI v2.3, reproduced (docs/composition.md#rendering).
  *
  * Exit codes: 0 rendered; 1 bad input (one line naming the file and field);
  * 3 a Fatal result (the partial output is still printed).

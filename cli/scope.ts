@@ -1,6 +1,7 @@
 /**
  * Which kinds are cluster-scoped, so a `metadata.namespace` given to one is
- * ignored as the API server ignores it (spec/README.md item 10: the Vultr
+ * ignored as the API server ignores it
+ * (docs/design.md#cluster-scoped-kinds-ignore-a-namespace: the Vultr
  * seed gives its InferenceClass, InferenceCluster and InferenceGateway
  * `namespace: crossplane-system`).
  *

@@ -1,6 +1,6 @@
 /**
  * `--xrd PATH`: check the XR against its XRD and apply the schema's defaults
- * before rendering, as `crossplane render --xrd` does (crossplane.md §2.2).
+ * before rendering, as `crossplane render --xrd` does (docs/composition.md#inputs-and-flags).
  * Validation is `crossplane resource validate`'s: OpenAPI, unknown fields,
  * and the `x-kubernetes-validations` rules (functions/lib/schema).
  */

@@ -9,7 +9,7 @@
 // dist/, and `--no-check` skips the type check (bench/coldstart.bench.ts:
 // a type error elsewhere in the tree does not stop a benchmark).
 //
-// The bundle (start-up time, issue 15 part 5 and issue 17's cold start): one
+// The bundle (start-up time: the CLI's and each function's cold start): one
 // esbuild build, ESM, code-split, whose entry points are every module loaded
 // by path: dist/cli/main.js, and dist/functions/<f>/main.js (the image's
 // ENTRYPOINT) and dist/functions/<f>/compose.js (the cores `modelplane plan`

@@ -8,7 +8,7 @@
  *   reproduce a finding);
  * - `--grpc` sends every case to the function's real gRPC server instead of
  *   calling the core in-process (cases nesting deeper than the gRPC decoder
- *   accepts, issue 17, are counted as skipped).
+ *   accepts are counted as skipped).
  * Prints one line per function and one per violation; exit status 1 when
  * any invariant is broken, 2 on bad flags.
  */

@@ -222,7 +222,8 @@ export function registryArgs(p: DevPaths): string[] {
  * and an update counts twice (old and new object). With the default the
  * circuit opens during creation and, because it closes only on an event
  * after its 5-minute cooldown, a fleet that then settles keeps reporting
- * `WatchCircuitOpen`. README: install Crossplane with the same flag.
+ * `WatchCircuitOpen`. docs/operating.md#installing-on-your-control-plane:
+ * install Crossplane with the same flag.
  *
  * An InferenceCluster requires the ModelReplicas placed on it, so it hears
  * about every write to each of them: measured on the convergence bench's
@@ -230,7 +231,7 @@ export function registryArgs(p: DevPaths): string[] {
  * replica over its life (created, its composed resources turning Ready one
  * by one in its status, deleted). With 100 deployments applied at once, 97
  * replicas first land on the one cluster Ready at that moment before the
- * ledger sends 87 of them elsewhere (README: Capacity across deployments),
+ * ledger sends 87 of them elsewhere (docs/concepts.md#capacity-across-deployments),
  * and a burst of 1,000 opened that cluster's circuit (2,005 events
  * dropped). 5,000 covers a burst of about 120 replicas onto one cluster.
  */

@@ -7,8 +7,8 @@
  * plane keeps its kubeconfigs valid.
  *
  * Who uses what (the servers' names are IP SANs 127.0.0.1, because every
- * client dials 127.0.0.1, and gRPC checks the endpoint host, crossplane.md
- * §1.1):
+ * client dials 127.0.0.1, and gRPC checks the endpoint host,
+ * docs/composition.md#transport-and-flags):
  * - `apiserver`, `workload-apiserver`: kube-apiserver serving certificates;
  * - `admin` (`O=system:masters`): kubectl, Crossplane core, provider-kubernetes,
  *   our runtime; `kcm`: the controller manager (`CN=system:kube-controller-manager`,

@@ -4,7 +4,7 @@
  *
  * - {@link PROVIDER_PACKAGES}: one Provider package per `dependsOn` entry of
  *   crossplane.yaml. Each carries the real CRDs of the kinds we compose (from
- *   the provider CRD snapshot, `../shared/crds/` or `--provider-crds`), so the
+ *   the provider CRD snapshot, `--provider-crds`), so the
  *   Configuration's dependencies resolve exactly as in production; none has a
  *   runtime except provider-kubernetes, which is the real one built from its
  *   Go module (tools/provider-kubernetes). The managed resources of the
@@ -87,14 +87,14 @@ export const EXTRA_CRDS_DIR = join(REPO_ROOT, 'cli', 'dev', 'crds');
 
 /**
  * The provider CRD snapshot: `--provider-crds`, else `MODELPLANE_PROVIDER_CRDS`,
- * else `../shared/crds` beside the repository.
+ * else `shared/crds` in the folder that holds the repository.
  * @throws Error naming the folder and the flag when it is missing.
  */
 export function providerCrdsDir(given?: string): string {
   const dir = resolve(given ?? process.env['MODELPLANE_PROVIDER_CRDS'] ?? join(REPO_ROOT, '..', 'shared', 'crds'));
   if (!existsSync(join(dir, 'eks.aws.m.upbound.io'))) {
     throw new Error(
-      `provider CRDs not found in ${dir}: give --provider-crds DIR (a folder of <group>/<plural>.yaml CRDs, as ../shared/crds)`,
+      `provider CRDs not found in ${dir}: give --provider-crds DIR (a folder of <group>/<plural>.yaml CRDs; the default is shared/crds beside the repository)`,
     );
   }
   return dir;

@@ -333,7 +333,7 @@ export function summary(dir: string, state: DevState, seconds: number): string {
     `Modelplane dev control plane up in ${seconds.toFixed(0)}s (${state.components.length} processes, network namespace of pid ${state.netns}).`,
     '',
     '  modelplane dev kubectl get pkg                   # the Configuration, functions and providers',
-    '  modelplane dev kubectl apply -f ../shared/corpus/seeds/vultr/',
+    '  modelplane dev kubectl apply -f examples/quickstart/   # the fleet demo; any Modelplane manifests apply',
     '  modelplane dev kubectl get md,modelservices -A',
     '  modelplane dev status | modelplane dev down',
     '',

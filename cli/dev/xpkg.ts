@@ -1,5 +1,5 @@
 /**
- * Reading xpkg files (crossplane.md §3.5): an image tarball (`manifest.json`,
+ * Reading xpkg files (docs/composition.md#how-a-package-is-built): an image tarball (`manifest.json`,
  * the config, gzipped layers) whose first layer holds `package.yaml`, the
  * YAML stream of the meta object and the package's objects.
  *

@@ -16,7 +16,7 @@
  *   the same as reconciling everything;
  *   a ModelDeployment that changed its ModelReplicas is followed at once by
  *   the InferenceClusters they are on, which publish their capacity ledger
- *   (`status.gpuPools[].used`, issue 17) before the next deployment reads it:
+ *   (`status.gpuPools[].used`, docs/design.md#the-capacity-ledger) before the next deployment reads it:
  *   plan shows the race-free outcome (live, a ledger can be a reconcile
  *   behind; schedule-model-deployment/compose.ts);
  *   then the simulated providers make every managed resource composed in an
@@ -32,7 +32,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_NOW, type JsonObject, type KubeObject } from '../../functions/lib/function.js';
 import { DEFAULT_BOUNDS, formatTime, parseDuration } from '../../functions/lib/health.js';
-import { providerConfigName } from '../../functions/compose-inference-cluster/backend.js';
+import { providerConfigName } from '../../functions/lib/names.js';
 import { formatFieldError, type SchemaRegistry } from '../../functions/lib/schema/index.js';
 import { DirectRuntime, type FunctionRuntime, REPO_ROOT } from '../functions.js';
 import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError } from '../load.js';
@@ -293,7 +293,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
         const before = xr.kind === 'ModelDeployment' ? replicaRevisions(store, xr) : undefined;
         await reconcile(key, xr);
         if (before === undefined) continue;
-        // The capacity ledger (issue 17): the clusters whose replicas this deployment changed
+        // The capacity ledger (docs/design.md#the-capacity-ledger): the clusters whose replicas this deployment changed
         // publish their usage before the next deployment reads it.
         for (const ck of ledgerClusters(store, before, replicaRevisions(store, xr))) {
           const cluster = store.get(ck);

@@ -2,7 +2,7 @@
  * One XR reconcile inside `modelplane plan`: the same render engine and the
  * same function cores as `modelplane render` and the gRPC servers, applied to
  * the in-memory store the way Crossplane applies a reconcile to the API server
- * (crossplane.md §1.5):
+ * (docs/composition.md#how-crossplane-runs-a-pipeline):
  *
  * - observed = the objects this XR controls; required resources are served
  *   from the whole store (Crossplane's selector semantics, cluster-scoped kinds

@@ -8,11 +8,12 @@
  */
 import { conditionStatus, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
 import type { InvalidInput, PlanResult } from './plan.js';
-import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
-import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
+import { buildCapacity } from '../../functions/lib/fleet/capacity.js';
+import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
 import { controllerUid } from './store.js';
+import { PRIORITY_LABEL } from '../../functions/lib/names.js';
 import { type ObservabilityReport, observabilityReport } from './observability.js';
-import { formatHourly, parsePrice, replicaCost } from '../../functions/schedule-model-deployment/policy.js';
+import { formatHourly, parsePrice, replicaCost } from '../../functions/lib/fleet/price.js';
 
 /** A pool of a cluster, with the nodes replicas use. */
 export interface PoolReport {
@@ -115,7 +116,8 @@ export interface ServiceReport {
   name: string;
   ready: boolean;
   address: string | null;
-  endpoints: { name: string; weight: number }[];
+  /** The endpoints routed to; `priority` only on a service with priorities (its failover order, docs/ai-gateway.md#overflow-and-failover). */
+  endpoints: { name: string; weight: number; priority?: number }[];
   /** Every condition of status.conditions, in the XR's order. */
   conditions: ConditionReport[];
 }
@@ -130,7 +132,7 @@ export interface XRReport {
 }
 
 /** The JSON contract. */
-/** What the placed replicas cost per hour (docs/placement-policy.md#cost), present when any pool has a price. */
+/** What the placed replicas cost per hour (docs/placement-policy.md#status-and-cost), present when any pool has a price. */
 export interface CostReport {
   /** The whole fleet, e.g. `9.63 USD/h`. */
   fleet: string;
@@ -167,7 +169,7 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 
 /**
  * What placed ModelReplicas use per `cluster/pool`: the scheduler's own
- * capacity accounting (functions/schedule-model-deployment/capacity.ts) over
+ * capacity accounting (functions/lib/fleet/capacity.ts) over
  * every replica, so plan reports what the scheduler charges.
  */
 export function poolUsage(clusters: readonly KubeObject[], replicas: readonly KubeObject[]): Map<string, { nodes: number; devices: number }> {
@@ -382,7 +384,34 @@ function indexOf(all: readonly KubeObject[]): ServiceIndex {
   return index;
 }
 
-function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { name: string; weight: number }[] {
+/**
+ * The endpoints behind TraefikService `name` of a prioritised service: a
+ * weighted one is a priority level (label modelplane.ai/priority), a failover
+ * one its service then its fallback. Cycles and unknown names end the walk.
+ */
+function traefikEndpoints(
+  name: string,
+  services: ReadonlyMap<string, KubeObject>,
+  endpointOf: ReadonlyMap<string, string>,
+  seen: Set<string> = new Set(),
+): { name: string; weight: number; priority?: number }[] {
+  const svc = services.get(name);
+  if (svc === undefined || seen.has(name)) return [];
+  seen.add(name);
+  const spec = obj(svc['spec']);
+  const failover = obj(spec['failover']);
+  if (Object.keys(failover).length > 0) {
+    return [obj(failover['service']), obj(failover['fallback'])].flatMap((ref) => traefikEndpoints(String(ref['name'] ?? ''), services, endpointOf, seen));
+  }
+  const label = svc.metadata?.labels?.[PRIORITY_LABEL];
+  const priority = label === undefined ? undefined : Number(label);
+  return arr(obj(spec['weighted'])['services']).map((b) => {
+    const backend = String(b['name'] ?? '');
+    return { name: endpointOf.get(backend) ?? backend, weight: num(b['weight'] ?? 1), ...(priority === undefined ? {} : { priority }) };
+  });
+}
+
+function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { name: string; weight: number; priority?: number }[] {
   const published = arr(obj(service['status'])['endpoints']);
   if (published.length > 0) {
     return published.map((e) => ({ name: String(e['name'] ?? ''), weight: num(e['weight']) })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -391,18 +420,21 @@ function serviceEndpoints(service: KubeObject, all: readonly KubeObject[]): { na
   const index = indexOf(all);
   // A backendRef names the Service a ModelEndpoint composed; report the endpoint.
   const endpointOf = index.endpointsIn.get(service.metadata?.namespace) ?? new Map<string, string>();
-  const out: { name: string; weight: number }[] = [];
-  for (const o of uid === undefined ? [] : (index.controlled.get(uid) ?? [])) {
+  const out: { name: string; weight: number; priority?: number }[] = [];
+  const mine = uid === undefined ? [] : (index.controlled.get(uid) ?? []);
+  const traefik = new Map(mine.filter((o) => o.kind === 'TraefikService').map((o) => [o.metadata?.name ?? '', o]));
+  for (const o of mine) {
     const route = o.kind === 'HTTPRoute' ? o : (obj(obj(o['spec'])['forProvider'])['manifest'] as KubeObject | undefined);
     if (route?.kind !== 'HTTPRoute') continue;
     for (const rule of arr(obj(route['spec'])['rules'])) {
       for (const b of arr(rule['backendRefs'])) {
         const name = String(b['name'] ?? '');
-        out.push({ name: endpointOf.get(name) ?? name, weight: num(b['weight'] ?? 1) });
+        if (b['kind'] === 'TraefikService') out.push(...traefikEndpoints(name, traefik, endpointOf));
+        else out.push({ name: endpointOf.get(name) ?? name, weight: num(b['weight'] ?? 1) });
       }
     }
   }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 const SYSTEM_CONDITIONS = new Set(['Ready', 'Synced', 'Responsive', 'Healthy', 'UpToDate']);

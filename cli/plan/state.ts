@@ -10,8 +10,9 @@
  *   `modelplane.ai/deployment` label names a ModelDeployment of the inputs is
  *   applied as that deployment's observed composed replica (controller
  *   ownerReference to it, as Crossplane sets), so the scheduler keeps it
- *   where it is (model-side.md §3: observed replicas stay) and its address,
- *   derived from its name and cluster, stays too. Others are not applied
+ *   where it is (observed replicas stay:
+ *   docs/kinds/modeldeployment.md#keeping-existing-replicas) and its
+ *   address, derived from its name and cluster, stays too. Others are not applied
  *   (they show as deleted in `--diff`).
  * - {@link diffState}: the plan's composed objects against the state, both
  *   compared as `--write` writes them (no status, uid, resourceVersion,

@@ -6,7 +6,7 @@
  * plan is deterministic; every stored object has a UID derived from its
  * identity (a version-5 UUID, the same rule render uses for XRs); a
  * cluster-scoped kind never carries a namespace (the API server drops it,
- * spec/README.md item 10); deleting an object deletes, transitively, every
+ * docs/design.md#cluster-scoped-kinds-ignore-a-namespace); deleting an object deletes, transitively, every
  * object whose controller ownerReference points at it (Kubernetes garbage
  * collection, foreground). Stored objects are deeply frozen: whoever reads one
  * (a function core, a report) cannot change the store behind its back; every

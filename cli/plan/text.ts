@@ -158,7 +158,7 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
           report.services.map((s) => [
             `${s.namespace}/${s.name}`,
             s.address ?? '-',
-            s.endpoints.map((e) => `${e.name} (weight ${e.weight})`).join('\n') || '-',
+            s.endpoints.map((e) => `${e.name} (${e.priority === undefined ? '' : `priority ${e.priority}, `}weight ${e.weight})`).join('\n') || '-',
           ]),
           color,
         )

@@ -1,6 +1,7 @@
 /**
  * After the pipeline: turns the final desired state into the objects render
- * prints (crossplane.md §1.5 step 4, §2.4, §2.6 items 4–5).
+ * prints (docs/composition.md#names-and-metadata-of-composed-resources,
+ * docs/composition.md#output-format, docs/composition.md#what-our-harness-reproduces).
  *
  * Composed resources: name/namespace/generateName forced from the observed
  * resource with the same key; the namespace of a namespaced XR forced;

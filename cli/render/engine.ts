@@ -1,7 +1,9 @@
 /**
  * The render engine: one XR reconcile through a Composition's pipeline, as
- * `crossplane composition render` of CLI v2.3 runs it (crossplane.md §1.5,
- * §1.7, §2.4–§2.6).
+ * `crossplane composition render` of CLI v2.3 runs it
+ * (docs/composition.md#how-crossplane-runs-a-pipeline,
+ * docs/composition.md#the-requirements-loop,
+ * docs/composition.md#what-our-harness-reproduces).
  *
  * Guarantees:
  * - Each step gets observed (XR + observed composed resources), the desired
@@ -154,7 +156,7 @@ export function checkComposition(xr: KubeObject, composition: KubeObject, file =
   return pipeline as PipelineStep[];
 }
 
-/** Resolves one selector against the supplied resources (new-engine semantics, crossplane.md §2.5). */
+/** Resolves one selector against the supplied resources (new-engine semantics, docs/composition.md#required-resources-in-render). */
 export function resolveSelector(sel: ResourceSelector, pool: readonly KubeObject[]): KubeObject[] {
   if (sel.matchName !== undefined) {
     const hit = pool.find(

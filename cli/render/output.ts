@@ -1,5 +1,5 @@
 /**
- * Render's output format (crossplane.md §2.4): a YAML stream, every document
+ * Render's output format (docs/composition.md#output-format): a YAML stream, every document
  * preceded by `---`, written by {@link goYaml} exactly as the Kubernetes YAML
  * serializer writes it (checked against the real CLI by test/conformance);
  * {@link toYaml} approximates the same style for our other files: map keys

@@ -1,7 +1,7 @@
 /**
  * Whether two responses asked for the same required resources: the render
  * engine's requirements loop ends when a step's requirements equal the
- * previous call's (crossplane.md §1.7). Crossplane compares them as
+ * previous call's (docs/composition.md#the-requirements-loop). Crossplane compares them as
  * protobuf messages; {@link requirementsEqual} gives the same answer as
  * comparing their encodings with map keys sorted (proto3 rules: `matchName`
  * and `namespace` are optional, so an empty one differs from an unset one; a

@@ -1,6 +1,8 @@
 /**
  * The metadata rules `crossplane render` (CLI v2.3, the "new engine") applies
- * to the XR and its composed resources, from crossplane.md §1.4–§1.5 and §2.4–§2.6.
+ * to the XR and its composed resources, from docs/composition.md#readiness,
+ * docs/composition.md#names-and-metadata-of-composed-resources,
+ * docs/composition.md#output-format and docs/composition.md#what-our-harness-reproduces.
  *
  * Guarantees: every value is derived from the inputs only (no clock, no
  * randomness): the XR UID is a version-5 UUID of its identity, composed names
@@ -18,7 +20,7 @@ export function groupOf(apiVersion: string): string {
 
 /**
  * Whether an object passes the namespace and label parts of a required-resource
- * list selector (crossplane.md §1.7): an empty or absent namespace means every
+ * list selector (docs/composition.md#the-requirements-loop): an empty or absent namespace means every
  * namespace; every label must match exactly.
  */
 export function inListSelector(
@@ -85,7 +87,7 @@ export function stampCondition(c: Condition): JsonObject {
 
 /**
  * The XR's Ready condition from its composed resources' readiness
- * (crossplane.md §1.4): Available when all are ready, otherwise Creating with
+ * (docs/composition.md#readiness): Available when all are ready, otherwise Creating with
  * "Unready resources: a, b" / "a, b, and c" / "a, b, c, and N more" (sorted).
  * An explicit desired readiness overrides: true → Available, false → Creating
  * without a message.

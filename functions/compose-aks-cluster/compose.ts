@@ -1,6 +1,6 @@
 /**
  * compose-aks-cluster: an AKSCluster becomes an AKS cluster
- * (spec/cloud-providers.md §4, acceptance §8.3 and the AKS cases of §8.6).
+ * (docs/clouds.md#aks).
  *
  * Flow: resource group → virtual network → subnet → cluster (inline system
  * pool) → user node pools → network operator (InfiniBand, gated) →
@@ -123,7 +123,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   return Object.assign(result, poolReport(req.composite, problems));
 }
 
-/** The whole XR status (§4.3) and the provider contract. */
+/** The whole XR status (docs/clouds.md#aks-status-and-readiness) and the provider contract. */
 function status(kubeconfigSecret: string, fabric: Fabric): JsonObject {
   return {
     secrets: [{ type: 'Kubeconfig', name: kubeconfigSecret, key: 'kubeconfig' }],

@@ -1,6 +1,6 @@
 /**
  * The objects compose-aks-cluster composes, one builder each
- * (spec/cloud-providers.md §1.4–§1.6, §4.2).
+ * (docs/clouds.md#aks-resources).
  *
  * Guarantees: every builder returns a fresh plain-JSON object shaped as the
  * real CRDs accept it (provider-upjet-azure v2.6.0, namespaced `.m.` groups;
@@ -30,7 +30,7 @@ export const SPOT_LABEL = 'kubernetes.azure.com/scalesetpriority';
 /** The taint AKS sets on spot nodes; a deployment on a spot pool must tolerate it. */
 export const SPOT_TAINT = 'kubernetes.azure.com/scalesetpriority=spot:NoSchedule';
 
-/** Node label carrying the pool name (§1.5). */
+/** Node label carrying the pool name (docs/clouds.md#node-labels-and-taints). */
 export const POOL_LABEL = 'modelplane.ai/pool';
 /** Node label carrying the accelerator id on GPU pools. */
 export const GPU_LABEL = 'modelplane.ai/gpu';
@@ -40,7 +40,7 @@ export const SYSTEM_POOL_NAME = 'system';
 export const ROTATION_POOL_NAME = 'systemtmp';
 /** Name of the Azure Files RWX StorageClass; published in `status.cache`. */
 export const STORAGE_CLASS = 'modelplane-rwx-fs';
-/** Defaults of `spec.networking` (§4.1). */
+/** Defaults of `spec.networking` (docs/clouds.md#aks-fields). */
 export const DEFAULT_VNET_CIDR = '10.0.0.0/16';
 export const DEFAULT_SUBNET_CIDR = '10.0.0.0/20';
 
@@ -98,7 +98,7 @@ export function subnet(ctx: AksContext): KubeObject {
 
 /**
  * Key `cluster`: the AKS cluster with a system-assigned identity, its inline
- * default pool (§1.6: Standard_D4s_v5, autoscaled 1..2, 100 GB, rotating
+ * default pool (docs/clouds.md#the-system-pool: Standard_D4s_v5, autoscaled 1..2, 100 GB, rotating
  * through `systemtmp`), Azure CNI overlay networking; the kubeconfig (a
  * cluster-admin client certificate) goes to the kubeconfig Secret.
  */

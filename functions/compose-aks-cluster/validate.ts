@@ -2,7 +2,7 @@
  * Input checks of compose-aks-cluster and their messages.
  *
  * Guarantees: an AKSCluster that cannot be composed as asked is never an
- * exception and never tears anything down (spec/README.md item 2). A pool
+ * exception and never tears anything down (docs/design.md#keep-what-exists). A pool
  * that cannot be composed (its class has no AKS VM size, or it takes a name
  * the cluster's default node pool uses: `system`, or `systemtmp` while that
  * pool rotates) is reported by name and keeps its observed node pool while

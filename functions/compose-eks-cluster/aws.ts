@@ -1,6 +1,6 @@
 /**
  * The shared shape of every AWS managed resource compose-eks-cluster writes,
- * and the facts all its builders share (spec/cloud-providers.md §1.1, §2.2–§2.4).
+ * and the facts all its builders share (docs/clouds.md#eks-networking).
  *
  * Guarantees: an MR is `{apiVersion, kind, metadata?, spec: {forProvider,
  * providerConfigRef, ...}}` with `forProvider.region` set on every regional
@@ -22,7 +22,7 @@ export const EKS = 'eks.aws.m.upbound.io/v1beta1';
 /** provider-aws-efs v2.6.0 (namespaced). */
 export const EFS = 'efs.aws.m.upbound.io/v1beta1';
 
-/** Label keys that disambiguate selectors between resources of one XR (§2.4). */
+/** Label keys that disambiguate selectors between resources of one XR (docs/clouds.md#eks-networking). */
 export const LABEL = {
   zone: 'modelplane.ai/zone',
   subnetTier: 'modelplane.ai/subnet-tier',

@@ -1,8 +1,8 @@
 /**
  * The EKS control plane and what reaches into it: the Cluster, ClusterAuth
  * (the kubeconfig Secret), managed addons, Pod Identity associations and the
- * kubernetes/helm ProviderConfigs (spec/cloud-providers.md §1.4, §2.3 items
- * 19–20, addons, ProviderConfigs).
+ * kubernetes/helm ProviderConfigs (docs/clouds.md#eks-control-plane,
+ * docs/clouds.md#reaching-the-workload-cluster).
  *
  * Guarantees: the Cluster MR is named `child_name(<ns>, <xr>, "eks")`, which
  * becomes the AWS cluster name (external-name defaulting) the autoscaler

@@ -1,8 +1,8 @@
 /**
  * compose-eks-cluster: an EKSCluster becomes a real EKS cluster
- * (spec/cloud-providers.md §2, acceptance §8.1).
+ * (docs/clouds.md#eks).
  *
- * Composition order (§2.2): network → IAM → EKS cluster → ClusterAuth → node
+ * Composition order: network → IAM → EKS cluster → ClusterAuth → node
  * groups (+ launch templates, EFA security group) → addons → EFS stack →
  * autoscaler IAM (+ gated Release) → EFA DRA driver (gated) → ProviderConfigs
  * → StorageClass (gated) → status → readiness.

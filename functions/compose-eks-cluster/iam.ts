@@ -1,8 +1,7 @@
 /**
  * IAM of the EKS cluster: the control-plane and node roles with their AWS
  * managed policies, and the pod-identity roles of the EFS CSI driver and the
- * cluster autoscaler (spec/cloud-providers.md §2.3 items 13–18, EFS and
- * autoscaler blocks; exact JSON in §2.8).
+ * cluster autoscaler (docs/clouds.md#eks-iam).
  *
  * Guarantees: every policy document is compact JSON (no spaces), byte-equal
  * to the reference's, with `Version: 2012-10-17` and statements in the

@@ -1,7 +1,7 @@
 /**
  * The EKS cluster's VPC: public and private subnets per zone, the internet
  * and NAT gateways, route tables, default routes and associations
- * (spec/cloud-providers.md §2.2, §2.3 items 1–12).
+ * (docs/clouds.md#eks-networking).
  *
  * Guarantees:
  * - Zone i is `<region>` + letter `a`+i; its private CIDR is the public one

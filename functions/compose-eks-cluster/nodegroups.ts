@@ -1,7 +1,7 @@
 /**
  * Node groups, their launch templates and the EFA security group
- * (spec/cloud-providers.md §1.5, §1.6, §2.3 items 21–22, launch template,
- * EFA security group).
+ * (docs/clouds.md#eks-node-groups, docs/clouds.md#node-labels-and-taints,
+ * docs/clouds.md#the-system-pool).
  *
  * Guarantees:
  * - Every node group is managed with `[Observe, Create, Update, Delete]` (no

@@ -1,7 +1,7 @@
 /**
  * Helm releases applied into the new EKS cluster: the cluster autoscaler and,
- * for EFA pools, AWS's DRA network driver (spec/cloud-providers.md §1.4,
- * §2.3 "Cluster autoscaler", "EFA DRA driver").
+ * for EFA pools, AWS's DRA network driver (docs/clouds.md#eks-add-ons-in-the-cluster,
+ * docs/clouds.md#reaching-the-workload-cluster).
  *
  * Guarantees: each release goes through the kubeconfig ProviderConfig, lives
  * in the XR namespace, installs into `kube-system`, and is managed with

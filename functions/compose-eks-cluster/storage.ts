@@ -2,7 +2,7 @@
  * RWX storage for ModelCache on EKS: an encrypted elastic EFS file system,
  * one mount target per private subnet behind an NFS-only security group, the
  * EFS CSI driver addon with its Pod Identity role, and the StorageClass
- * `modelplane-rwx-efs` (spec/cloud-providers.md §2.3 "EFS RWX storage").
+ * `modelplane-rwx-efs` (docs/clouds.md#eks-cache-storage).
  *
  * Guarantees: 11 keys for 3 zones (+1 mount target per extra zone), plus the
  * StorageClass once the file system's id is known. NFS (tcp/2049) is open to

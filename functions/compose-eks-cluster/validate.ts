@@ -2,7 +2,7 @@
  * Input checks of compose-eks-cluster and their messages.
  *
  * Guarantees: an EKSCluster that cannot be composed as asked is never an
- * exception and never tears anything down (spec/README.md item 2). A spec
+ * exception and never tears anything down (docs/design.md#keep-what-exists). A spec
  * that does not parse, or whose subnet CIDRs are unusable, keeps every
  * observed child. A pool that cannot be composed (its name is not a label
  * value, its class has no EKS instance type, it takes the reserved name
@@ -13,7 +13,7 @@
  * The `SpecValid` condition, the unparsable-spec path and the pool report are
  * shared with the other clouds in `functions/lib/cloud.ts`.
  *
- * Divergences from the reference (spec/cloud-providers.md §1.1, §9 quirks):
+ * Divergences from the reference (docs/clouds.md#invalid-input):
  * the `SpecValid` condition (see functions/lib/cloud.ts); a user pool named `system`
  * (which would overwrite the injected system node group) and a zone outside
  * the cluster's subnets (a dangling subnet reference) are refused.

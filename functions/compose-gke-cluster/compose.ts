@@ -1,6 +1,6 @@
 /**
  * compose-gke-cluster: a GKECluster becomes a regional GKE cluster
- * (spec/cloud-providers.md §3, acceptance §8.2 and the GKE cases of §8.6).
+ * (docs/clouds.md#gke).
  *
  * Flow: project (required GCP ProviderConfig) → network, Filestore API,
  * subnet → cluster → system and pool node pools → service account, its key
@@ -179,7 +179,7 @@ function waitForProject(
   return result;
 }
 
-/** The whole XR status (§3.4) and the provider contract. */
+/** The whole XR status (docs/clouds.md#gke-status-and-readiness) and the provider contract. */
 function status(ctx: GkeContext): JsonObject {
   return {
     secrets: [

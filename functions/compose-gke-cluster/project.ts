@@ -1,7 +1,6 @@
 /**
  * The GCP project a GKECluster is created in, read from its GCP
- * (Cluster)ProviderConfig as a required resource (spec/cloud-providers.md
- * §3.2).
+ * (Cluster)ProviderConfig as a required resource (docs/clouds.md#gke-project).
  *
  * Guarantees:
  * - The requirement `gcp-provider-config` is declared on every call:
@@ -10,10 +9,10 @@
  * - Three outcomes, never an exception: the project (from the ProviderConfig's
  *   `spec.projectID`, or else the project the observed cluster already uses);
  *   or "wait" with the message to say. "Not fetched yet" never says "not
- *   found" (spec/README.md item 3): the first call before Crossplane delivers
+ *   found" (docs/design.md#not-fetched-yet-is-not-absent): the first call before Crossplane delivers
  *   the ProviderConfig falls back silently, or waits.
  *
- * Divergence (spec/README.md item 2): the reference returns silently with
+ * Divergence (docs/design.md#keep-what-exists): the reference returns silently with
  * nothing composed when the ProviderConfig has an empty projectID; we say so
  * (a Warning naming the field) and, like every wait, keep what exists.
  */
@@ -56,7 +55,7 @@ function observedProject(req: ComposeRequest): string | undefined {
   return project === '' ? undefined : project;
 }
 
-/** Resolves the project (§3.2). */
+/** Resolves the project (docs/clouds.md#gke-project). */
 export function resolveProject(req: ComposeRequest, ref: ProviderConfigRef): Project {
   const read = readRequired(req, REQ_PROVIDER_CONFIG);
   if (read.state === 'present') {

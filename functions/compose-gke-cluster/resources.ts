@@ -1,6 +1,6 @@
 /**
  * The objects compose-gke-cluster composes, one builder each
- * (spec/cloud-providers.md §1.4–§1.6, §3.3).
+ * (docs/clouds.md#gke-resources).
  *
  * Guarantees: every builder returns a fresh plain-JSON object shaped as the
  * real CRDs accept it (provider-upjet-gcp v2.6.0, namespaced `.m.` groups;
@@ -24,7 +24,7 @@ export const CONTAINER = 'container.gcp.m.upbound.io/v1beta1';
 /** provider-gcp-cloudplatform v2.6.0 (ProjectService, ServiceAccount, ServiceAccountKey, ProjectIAMMember). */
 export const CLOUDPLATFORM = 'cloudplatform.gcp.m.upbound.io/v1beta1';
 
-/** Node label carrying the pool name (§1.5). */
+/** Node label carrying the pool name (docs/clouds.md#node-labels-and-taints). */
 export const POOL_LABEL = 'modelplane.ai/pool';
 /** Node label carrying the accelerator id on GPU pools. */
 export const GPU_LABEL = 'modelplane.ai/gpu';
@@ -112,7 +112,7 @@ export function cluster(ctx: GkeContext): KubeObject {
   );
 }
 
-/** Key `nodepool-system` (§1.6): e2-standard-4, 1 node, autoscaled 1..2, labelled pool=system. */
+/** Key `nodepool-system` (docs/clouds.md#the-system-pool): e2-standard-4, 1 node, autoscaled 1..2, labelled pool=system. */
 export function systemNodePool(ctx: GkeContext): KubeObject {
   return mr(ctx, CONTAINER, 'NodePool', {
     location: ctx.spec.region,

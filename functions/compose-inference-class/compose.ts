@@ -3,7 +3,7 @@
  * hardware recipe). Its function composes nothing; it accepts the recipe and
  * publishes what the scheduler reads of it.
  *
- * Guarantees (spec/platform-side.md §6, spec/README.md item 7):
+ * Guarantees (docs/kinds/inferenceclass.md#what-the-function-does, docs/design.md#multi-node-needs-a-fabric):
  * - condition `Accepted` = True, reason `Available`, and the XR marked Ready;
  * - `status.multiNode` is `false` for a class provisioned on Vultr (VKE has no
  *   GPU fabric) and `true` for every other class: a hint for users; the

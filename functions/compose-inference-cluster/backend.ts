@@ -1,6 +1,6 @@
 /**
  * What an InferenceCluster composes besides the nested cloud XR
- * (platform-side.md §7.1, §7.5–§7.7): the ClusterProviderConfig that reaches
+ * (docs/kinds/inferencecluster.md#how-a-cluster-is-composed): the ClusterProviderConfig that reaches
  * the workload cluster, the ServingStack, the Usages that order teardown, the
  * replica guard, and the pass-through of observed children on hold paths.
  *
@@ -15,7 +15,7 @@
  */
 import type { DesiredResource, JsonObject, KubeObject, ObservedResource } from '../lib/function.js';
 import { keepObserved } from '../lib/function.js';
-import { childName } from '../lib/names.js';
+import { childName, providerConfigName } from '../lib/names.js';
 import {
   clusterProviderConfig,
   clusterUsage,
@@ -40,10 +40,8 @@ export interface SecretEntry {
   namespace?: string;
 }
 
-/** Name of the ClusterProviderConfig ModelReplicas and ModelCaches target. */
-export function providerConfigName(ic: string): string {
-  return childName(ic, 'cluster-kubeconfig');
-}
+/** Name of the ClusterProviderConfig ModelReplicas and ModelCaches target (the library's, shared with `modelplane plan`). */
+export { providerConfigName };
 
 /** Name of the ServingStack. */
 export function servingStackName(ic: string): string {
@@ -106,7 +104,7 @@ const ALWAYS_READY_KINDS = new Set(['ClusterProviderConfig', 'ProviderConfig', '
 
 /**
  * Observed children passed through as desired, so nothing is deleted on a
- * hold path (spec/README.md item 2). `only` restricts to some keys.
+ * hold path (docs/design.md#keep-what-exists). `only` restricts to some keys.
  */
 export function keepChildren(observed: Record<string, ObservedResource>, only?: string[]): Record<string, DesiredResource> {
   const picked: Record<string, ObservedResource> = {};

@@ -1,6 +1,6 @@
 /**
  * The nested cloud cluster XRs an InferenceCluster composes for a provisioned
- * source (platform-side.md §7.3, §7.4; cloud-providers.md §7), and the checks
+ * source (docs/kinds/inferencecluster.md#the-nested-cloud-cluster), and the checks
  * that keep them applicable.
  *
  * Guarantees:
@@ -29,7 +29,7 @@
  *   on EKS, GKE and AKS; OnDemand and Reserved pass nothing (an EKS
  *   reservation is its `capacityBlock`), so on-demand pools are unchanged.
  *
- * Divergence (spec/README.md item 2): the reference skips the whole nested XR
+ * Divergence (docs/design.md#keep-what-exists): the reference skips the whole nested XR
  * when one pool's class lacks the cloud's block; we compose it with that pool
  * unshaped, on every cloud.
  */
@@ -37,9 +37,10 @@ import { isLabelValue } from '../lib/cloud.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { Fabric } from '../lib/workload.js';
 import type { CapacityType, CloudBlock, InferenceClass, NodePool, Source } from './spec.js';
+import { SYSTEM_NAMESPACE } from '../lib/names.js';
 
-/** Namespace of every internal XR an InferenceCluster composes. */
-export const SYSTEM_NAMESPACE = 'modelplane-system';
+/** Namespace of every internal XR an InferenceCluster composes (the library's, shared with the dev runtime). */
+export { SYSTEM_NAMESPACE };
 /** API version of the nested cluster XRs and the ServingStack. */
 export const INFRA_API_VERSION = 'infrastructure.modelplane.ai/v1alpha1';
 
@@ -65,7 +66,8 @@ export interface CloudSource {
   fabric?: Exclude<Fabric, 'None' | 'Ethernet'>;
   /**
    * Whether its pools can serve multi-node gangs at all (over `fabric`, else
-   * Ethernet): false only for Vultr, which offers no GPU fabric (spec/README.md item 7).
+   * Ethernet): false only for Vultr, which offers no GPU fabric
+   * (docs/design.md#multi-node-needs-a-fabric).
    */
   multiNode: boolean;
 }

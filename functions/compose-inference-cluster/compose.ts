@@ -1,6 +1,6 @@
 /**
  * compose-inference-cluster: turns an InferenceCluster into a running,
- * published workload cluster (platform-side.md §7, §11).
+ * published workload cluster (docs/kinds/inferencecluster.md).
  *
  * Flow: replica guard → resolve classes → dispatch on `spec.cluster.source`
  * (a provisioned cloud: the nested cloud XR, then the ProviderConfig,
@@ -8,12 +8,14 @@
  * the kubeconfig Secret) → status (`gpuPools`, gateway address,
  * `providerConfigRef`, cache) and conditions (`ClusterReady`, `BackendReady`).
  *
- * Guarantees (spec/README.md items 2, 3 and 7 win over the reference):
+ * Guarantees (docs/design.md#keep-what-exists,
+ * docs/design.md#not-fetched-yet-is-not-absent and
+ * docs/design.md#multi-node-needs-a-fabric win over the reference):
  * - The replica guard ClusterUsage exists while any ModelReplica is labelled
  *   for this cluster; before replicas are fetched, an existing guard is kept.
  * - The capacity ledger: every published pool carries `used`, what the
  *   replicas placed here hold (usage.ts); the fleet scheduler charges other
- *   deployments from it (spec/README.md item 17).
+ *   deployments from it (docs/design.md#the-capacity-ledger).
  * - Classes not fetched yet: hold. Every observed child is kept, the status
  *   already published is republished unchanged, `ClusterReady` False
  *   `WaitingForClasses` and a Normal result say which classes (sorted).
@@ -56,7 +58,7 @@ import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './back
 import { CLOUD_SOURCES } from './cloud.js';
 import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
 import { composeProvisioned } from './provisioned.js';
-import { withUsage } from './usage.js';
+import { withUsage } from '../lib/fleet/cluster-usage.js';
 import { type InferenceClass, readInferenceClass, readInferenceCluster } from './spec.js';
 import { type ClusterProblem, echoStatus } from './status.js';
 

@@ -1,6 +1,6 @@
 /**
  * The Existing source: adopt a cluster through its kubeconfig Secret in
- * modelplane-system (platform-side.md §7.10).
+ * modelplane-system (docs/kinds/inferencecluster.md#existing-clusters).
  *
  * Guarantees:
  * - Always composes the ClusterProviderConfig (kubeconfig, plus identity from

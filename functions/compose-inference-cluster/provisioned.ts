@@ -1,6 +1,6 @@
 /**
  * The provisioned sources (GKE, EKS, AKS, Nebius, Vultr): the shared flow of
- * platform-side.md §7.3 with the nested XR of cloud.ts.
+ * docs/kinds/inferencecluster.md#provisioned-sources with the nested XR of cloud.ts.
  *
  * Guarantees:
  * - The nested XR is composed whenever every pool is valid for the cloud, or
@@ -21,7 +21,7 @@
  * - Event `<S> cluster ready, composing backend` while the cluster is Ready
  *   and the ServingStack not yet observed.
  * - `status.capabilities` is the nested XR's, relayed as it publishes it.
- * Divergences (spec/README.md item 2): the reference drops the nested XR on
+ * Divergences (docs/design.md#keep-what-exists): the reference drops the nested XR on
  * InvalidNodePool, drops the ProviderConfig when the cluster is not Ready,
  * and drops the ServingStack when no secrets resolve; we keep them. It also
  * emits a second `ClusterReady`; we emit one.

@@ -4,7 +4,7 @@
  * every XRD default is applied (kubernetesVersion per cloud, nodeCount 1,
  * credentials ClusterProviderConfig/default, secret keys, identity type,
  * device claim DRA / count 1, class diskSizeGb 100, driversPreset cuda13.0;
- * platform-side.md §0.2), then converted once into the flat domain types the
+ * docs/kinds/inferencecluster.md#defaults), then converted once into the flat domain types the
  * composition code uses.
  *
  * Guarantees: readers never throw and never mutate their input. An input the
@@ -101,7 +101,7 @@ export interface InferenceCluster {
 export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
 export const ERR_NO_CLUSTER = 'spec.cluster is required';
 export const errUnsupportedSource = (source: string) => `unsupported cluster source: ${source}`;
-/** The reference's messages for a source without its block (platform-side.md §7.3, §7.4). */
+/** The reference's messages for a source without its block (docs/kinds/inferencecluster.md#problems-and-messages). */
 export const errNoSourceBlock = (source: string) => `${source} configuration is required when source is ${source}`;
 export const ERR_NO_EXISTING_BLOCK = 'Existing cluster configuration is required when source is Existing';
 
@@ -202,7 +202,7 @@ export interface InferenceClass {
   provisioning: Record<string, JsonObject | undefined>;
   /** The class's devices with XRD defaults applied, in spec order. */
   devices: InferenceClassDevice[];
-  /** `spec.exclusive`: a claiming pod takes a whole node (issue 16). */
+  /** `spec.exclusive`: a claiming pod takes a whole node (docs/design.md#devices-not-nodes). */
   exclusive: boolean;
   /** `spec.pricing`, when the class sets it (docs/capacity-types.md#pricing). */
   pricing?: Pricing;

@@ -1,6 +1,7 @@
 /**
  * What an InferenceCluster publishes for the fleet scheduler
- * (platform-side.md §3.2, §7.8, §7.9, §11; spec/README.md item 7).
+ * (docs/kinds/inferencecluster.md#status, docs/kinds/inferencecluster.md#conditions,
+ * docs/kinds/inferencecluster.md#how-the-scheduler-reads-a-cluster; docs/design.md#multi-node-needs-a-fabric).
  *
  * Guarantees:
  * - `gpuPools`: one entry per spec pool (spec order) whose class resolved and
@@ -15,7 +16,7 @@
  *   `fabric` is the multi-node fabric the pool's nodes are on when its source
  *   offers it (EFA on EKS, InfiniBand on AKS and Nebius, either on Existing;
  *   never on GKE or Vultr), read from the pool's spec.
- * - `capabilities` (the provider contract, spec/README.md item 16): relayed
+ * - `capabilities` (the provider contract, docs/design.md#declared-capabilities): relayed
  *   from the nested cloud XR's status once it publishes a well-formed block
  *   (omitted before); for Existing, declared from the spec:
  *   `existing.cache.storageClassName` (or the reason there is none), the
@@ -42,7 +43,8 @@ export const OWNED_STATUS_FIELDS = ['providerConfigRef', 'namespace', 'gpuPools'
  * when its source offers it (EKS: EFA; AKS, Nebius: InfiniBand, Nebius with
  * its fabric named; Existing: whichever it declares), else `Ethernet` (the
  * cluster network); undefined for a cloud whose pools cannot serve
- * multi-node (`CloudSource.multiNode` false: Vultr, spec/README.md item 7).
+ * multi-node (`CloudSource.multiNode` false: Vultr,
+ * docs/design.md#multi-node-needs-a-fabric).
  */
 export function poolFabric(source: Source, pool: NodePool): Exclude<Fabric, 'None'> | undefined {
   const cloud = CLOUD_SOURCES[source];
@@ -155,7 +157,7 @@ export interface ClusterProblem {
 }
 
 /**
- * `ClusterReady` then `BackendReady` (platform-side.md §7.9). The first
+ * `ClusterReady` then `BackendReady` (docs/kinds/inferencecluster.md#conditions). The first
  * problem's reason (all messages joined with "; ") overrides a derived
  * ClusterReady; BackendReady is True iff the ServingStack is Ready, with
  * reason WaitingForCluster while the cluster is not ready.

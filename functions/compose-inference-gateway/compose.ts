@@ -1,6 +1,6 @@
 /**
  * compose-inference-gateway: the control-plane front door every ModelService
- * URL goes through (platform-side.md §10).
+ * URL goes through (docs/kinds/inferencegateway.md).
  *
  * Gating order, each step composed once the previous one is observed (and,
  * once composed and observed, never dropped again):
@@ -88,7 +88,7 @@ import {
   WEBSECURE_LISTENER,
 } from './tls.js';
 import { type InferenceGateway, parseInferenceGateway } from '../lib/generated/inferencegateways.js';
-import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../compose-model-service/auth.js';
+import { validatorRole, validatorRoleBinding, validatorServiceAccount } from '../lib/key-validator.js';
 import { modelsRoute, validatorClusterRole, validatorDeployment, validatorDisruptionBudget, validatorService } from './key-validator.js';
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';

@@ -24,7 +24,7 @@
  */
 import type { KubeObject } from '../lib/function.js';
 import { functionImage } from '../lib/package.js';
-import { VALIDATOR } from '../compose-model-service/auth.js';
+import { VALIDATOR } from '../lib/key-validator.js';
 
 /** The port the validator listens on and its Service exposes (the default validatorURL's :8080). */
 export const VALIDATOR_PORT = 8080;

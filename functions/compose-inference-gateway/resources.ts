@@ -1,6 +1,6 @@
 /**
  * The objects an InferenceGateway composes on the control plane
- * (platform-side.md §10.2): the in-cluster helm ProviderConfig, the vendored
+ * (docs/kinds/inferencegateway.md#what-is-composed): the in-cluster helm ProviderConfig, the vendored
  * Gateway API CRDs, MetalLB (Release, address pool, L2 advertisement),
  * Traefik, the GatewayClass and Gateway, and the Usages that order teardown.
  *

@@ -1,6 +1,7 @@
 /**
  * Which selected InferenceClusters can hold a ModelCache, and the staging
- * phase on each (model-side.md §10; spec/README.md item 16).
+ * phase on each (docs/kinds/modelcache.md#which-clusters-hold-it,
+ * docs/kinds/modelcache.md#phases; docs/design.md#declared-capabilities).
  *
  * Guarantees:
  * - A cluster's RWX cache StorageClass is read from the provider contract

@@ -1,7 +1,7 @@
 /**
  * compose-model-cache: stages a model's weights once per InferenceCluster on
- * an RWX volume (model-side.md §10, acceptance §11.9; spec/README.md items 2,
- * 3 and 16).
+ * an RWX volume (docs/kinds/modelcache.md; docs/design.md#keep-what-exists,
+ * docs/design.md#not-fetched-yet-is-not-absent, docs/design.md#declared-capabilities).
  *
  * Guarantees:
  * - Requirements on every call: `clusters` (InferenceClusters matching
@@ -36,8 +36,9 @@
  *   Ready and the XR was not Ready; Warning "authSecret <ns>/<name> is
  *   missing or has no key '<key>'".
  * Divergences from the reference: children are kept on the not-fetched path
- * (README item 2); clusters are listed in name order, not list order; the
- * Unsupported phase and the waiting clusters (README item 16).
+ * (docs/design.md#keep-what-exists); clusters are listed in name order, not
+ * list order; the Unsupported phase and the waiting clusters
+ * (docs/design.md#declared-capabilities).
  */
 import {
   type ComposeRequest,

@@ -1,7 +1,8 @@
 /**
  * The objects a ModelCache composes on each cluster that can hold it
- * (model-side.md §10): the RWX PVC, the propagated auth Secret and the
- * hydrate Job, each wrapped in a provider-kubernetes Object (§0.2).
+ * (docs/kinds/modelcache.md#what-is-composed): the RWX PVC, the propagated auth Secret and the
+ * hydrate Job, each wrapped in a provider-kubernetes Object
+ * (docs/kinds/modelreplica.md#remote-objects).
  *
  * Guarantees:
  * - Remote names are the reference's (`child_name("modelcache", ns, name)`,
@@ -100,7 +101,7 @@ export function shellWord(s: string): string {
   return SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hydrate script (model-side.md §10). */
+/** The hydrate script (docs/kinds/modelcache.md#the-hydrate-job). */
 export function hydrateScript(repo: string, revision?: string): string {
   const rev = revision ? ` --revision ${shellWord(revision)}` : '';
   return [

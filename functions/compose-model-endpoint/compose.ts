@@ -1,7 +1,7 @@
 /**
  * compose-model-endpoint: the backend a control-plane gateway route uses to
  * reach one replica's cluster gateway or an external provider
- * (spec/model-side.md §9).
+ * (docs/kinds/modelendpoint.md#the-backend).
  *
  * Guarantees:
  * - A selector-less `Service` in the endpoint's namespace with the URL's
@@ -16,7 +16,7 @@
  *   `InvalidURL` and a Warning, both "Invalid spec.url: <url>"; the objects
  *   already composed are kept, so traffic keeps flowing to the last good
  *   backend. Divergence: the reference composed nothing, so Crossplane
- *   deleted the backend (spec/README.md item 2). The XR is not Ready then
+ *   deleted the backend (docs/design.md#keep-what-exists). The XR is not Ready then
  *   (lib/ready.ts readyOnlyIfServing): it does not serve the URL asked for.
  * - `spec.rewritePath` is not read here (ModelService reads it).
  * - The endpoint is read through its generated parser: a spec the XRD

@@ -1,6 +1,6 @@
 /**
  * Assembles every remote object of a replica, by desired key, in a fixed
- * order (spec/model-side.md §7.2, §7.5): per engine in spec order its
+ * order (docs/kinds/modelreplica.md#remote-objects): per engine in spec order its
  * workload, its claim templates, its PodDisruptionBudget
  * (`disruption-budget-<engine>`, lifecycle.ts) and NetworkPolicy
  * (`network-policy-<engine>`, network.ts), then `inference-pool`, `model-route` and
@@ -14,7 +14,8 @@
  *   engine's serving args; PrefillDecode takes it from the decode engine's,
  *   and decorates the prefill/decode serving pods.
  * - A decode `--port` that is not a usable port is returned as an error
- *   naming the argument, never thrown (spec/README.md item 9).
+ *   naming the argument, never thrown
+ *   (docs/design.md#bad-engine-flags-are-input-errors).
  */
 import type { KubeObject } from '../lib/function.js';
 import { disaggregatedConfig, eppObjects, unifiedConfig } from './epp.js';

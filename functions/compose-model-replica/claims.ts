@@ -1,6 +1,6 @@
 /**
  * ResourceClaimTemplates (`resource.k8s.io/v1`, Kubernetes DRA) from the
- * device requests the scheduler resolved (spec/model-side.md §7.2).
+ * device requests the scheduler resolved (docs/kinds/modelreplica.md#device-claims).
  *
  * Guarantees: one template per claiming member, named child_name(replica,
  * engine, role, "devices"), in the remote namespace; one `exactly` request per

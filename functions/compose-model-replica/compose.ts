@@ -1,7 +1,7 @@
 /**
  * compose-model-replica: a placed ModelReplica becomes a running engine on
  * its cluster, reachable through the cluster's inference gateway
- * (spec/model-side.md §7).
+ * (docs/kinds/modelreplica.md).
  *
  * Guarantees:
  * - Every remote object is a provider-kubernetes `Object` (no metadata; its
@@ -15,7 +15,7 @@
  * - Requirement `cluster` (the InferenceCluster named `spec.clusterName`) is
  *   declared on every call.
  * - Nothing already composed is deleted because an input is missing or bad
- *   (spec/README.md item 2): while the cluster is not fetched, absent or has
+ *   (docs/design.md#keep-what-exists): while the cluster is not fetched, absent or has
  *   no providerConfigRef, or a decode `--port` is malformed, the observed
  *   children are passed through and the reason is a condition (and, for user
  *   errors, a Warning naming the field).
@@ -28,12 +28,15 @@
  *   every workload is Ready; `ModelStarting` once accepted; else
  *   `WaitingForModel`).
  *
- * Divergences from the reference, each a spec/README.md item:
- * - the error paths above keep children instead of returning none (item 2);
+ * Divergences from the reference, each a section of docs/design.md:
+ * - the error paths above keep children instead of returning none
+ *   (docs/design.md#keep-what-exists);
  * - an InferenceCluster fetched and absent is a Warning, not the
- *   "waiting" Normal event of a requirement not yet fetched (item 3);
+ *   "waiting" Normal event of a requirement not yet fetched
+ *   (docs/design.md#not-fetched-yet-is-not-absent);
  * - a bad decode `--port` is a Warning and a False condition, not a crash
- *   (item 9); so is `--port 8000`, which collides with the pd-sidecar;
+ *   (docs/design.md#bad-engine-flags-are-input-errors); so is `--port 8000`,
+ *   which collides with the pd-sidecar;
  * - the EPP Deployment is marked ready when it is Ready, not merely observed.
  */
 import {
@@ -59,7 +62,7 @@ import { observedStartup } from './startup.js';
 import { keptPhaseStatus, phaseStatus } from './phase.js';
 import { AVAILABLE_QUERY, type Replica, readReplica } from './types.js';
 
-/** Condition types and reasons (spec/model-side.md §7.1, §7.6). */
+/** Condition types and reasons (docs/kinds/modelreplica.md#status-and-conditions). */
 export const ModelAccepted = 'ModelAccepted';
 export const ModelReady = 'ModelReady';
 export const Reason = {

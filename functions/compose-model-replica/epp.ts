@@ -1,6 +1,6 @@
 /**
  * The llm-d endpoint picker (EPP) of a replica: its configuration and the six
- * objects that run it on the workload cluster (spec/model-side.md §7.5).
+ * objects that run it on the workload cluster (docs/kinds/modelreplica.md#the-endpoint-picker).
  *
  * Guarantees:
  * - The config is `llm-d.ai/v1alpha1` EndpointPickerConfig text with the KV

@@ -1,11 +1,13 @@
 /**
- * Reading engine flags the routing layer depends on (spec/model-side.md §7.5).
+ * Reading engine flags the routing layer depends on
+ * (docs/kinds/modelreplica.md#kv-block-size,
+ * docs/kinds/modelreplica.md#prefilldecode).
  *
  * Guarantees:
- * - {@link kvBlockSize} is the reference's peek (issue 179): the first of
+ * - {@link kvBlockSize} is the reference's peek at the engine arguments: the first of
  *   `--block-size`/`--page-size` wins, in `--flag value` or `--flag=value`
  *   form; absent or not an integer gives 16. It never fails.
- * - {@link decodePort} never throws (spec/README.md item 9, where the
+ * - {@link decodePort} never throws (docs/design.md#bad-engine-flags-are-input-errors, where the
  *   reference crashed): a `--port` that is not a port number comes back as an
  *   error naming the argument, which the caller reports as a Warning and a
  *   False condition. Absent gives 8001.

@@ -1,5 +1,6 @@
 /**
- * The engine lifecycle every composed engine pod gets (issue 19): a startup
+ * The engine lifecycle every composed engine pod gets
+ * (docs/design.md#production-runtime): a startup
  * budget from `serving.startupTimeout`, liveness after startup, and a drain
  * from `serving.drainSeconds`.
  *
@@ -13,8 +14,9 @@
  *   succeeded (Kubernetes: "all other probes are disabled until it
  *   succeeds"), so a loading engine is never killed for being slow and a hung
  *   one is restarted after 30 s; and the readiness probe of
- *   spec/model-side.md §7.3.
- * - Gang workers expose no health endpoint (only the leader serves, §7.4):
+ *   docs/kinds/modelreplica.md#native-backend.
+ * - Gang workers expose no health endpoint (only the leader serves,
+ *   docs/kinds/modelreplica.md#the-llm-d-backend):
  *   they get no probes; LeaderWorkerSet's default `RecreateGroupOnPodRestart`
  *   restarts the whole group when its leader is restarted, so a hung worker
  *   (which hangs the leader) is restarted with it.

@@ -1,6 +1,6 @@
 /**
  * The llm-d backend: a Leader + Worker engine becomes a LeaderWorkerSet
- * (`leaderworkerset.x-k8s.io/v1`, LWS v0.8.0) (spec/model-side.md §7.4).
+ * (`leaderworkerset.x-k8s.io/v1`, LWS v0.8.0) (docs/kinds/modelreplica.md#the-llm-d-backend).
  *
  * Guarantees:
  * - Group size is 1 + the Worker's `worker.nodes` (1 + 1 when absent); one

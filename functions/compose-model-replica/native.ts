@@ -1,6 +1,6 @@
 /**
  * The native backend: a Standalone engine becomes an `apps/v1` Deployment
- * (spec/model-side.md §7.3).
+ * (docs/kinds/modelreplica.md#native-backend).
  *
  * Guarantees: the Deployment is named child_name(replica, engine), runs
  * `copies` pods selected by `modelplane.ai/workload`, and every pod carries

@@ -1,5 +1,6 @@
 /**
- * The NetworkPolicy of each engine workload of a replica (issue 19), on the
+ * The NetworkPolicy of each engine workload of a replica
+ * (docs/design.md#production-runtime), on the
  * workload cluster, in `default` beside the workload: `networking.k8s.io/v1`,
  * named after the workload, desired key `network-policy-<engine>`.
  *

@@ -1,5 +1,5 @@
 /**
- * Warm-up in status (issue 19): ModelReplica `status.phase` and
+ * Warm-up in status (docs/design.md#production-runtime): ModelReplica `status.phase` and
  * `status.phaseSince`, from the observed engine workloads.
  *
  * Phases:

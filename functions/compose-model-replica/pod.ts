@@ -1,5 +1,5 @@
 /**
- * Pod pieces shared by both backends (spec/model-side.md §7.2): placement,
+ * Pod pieces shared by both backends (docs/kinds/modelreplica.md#pods): placement,
  * claims, the model cache and the engine container.
  *
  * Guarantees:
@@ -10,7 +10,8 @@
  * - The user's container is copied, never rewritten: the only flag ever added
  *   is `--model=/mnt/models`, and only when a cache is mounted, the container
  *   has no `command`, and no `--model` flag is given (the vLLM-only heuristic
- *   of §7.2). Env items keep their order with null fields dropped.
+ *   of docs/kinds/modelreplica.md#the-model-cache). Env items keep their
+ *   order with null fields dropped.
  * - Every builder returns fresh objects; inputs are never mutated.
  */
 import type { JsonObject } from '../lib/function.js';

@@ -1,5 +1,5 @@
 /**
- * Routing of a replica on its workload cluster (spec/model-side.md §7.5):
+ * Routing of a replica on its workload cluster (docs/kinds/modelreplica.md#routing):
  * both serving modes go through a Gateway API Inference Extension
  * InferencePool (`inference.networking.k8s.io/v1`) and the llm-d endpoint
  * picker; there is no plain Service.

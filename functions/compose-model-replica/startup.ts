@@ -1,6 +1,6 @@
 /**
  * The measured cold start of a ModelReplica (`status.startup`,
- * spec/README.md item 14): how long its engine workloads took to become
+ * docs/design.md#production-runtime): how long its engine workloads took to become
  * available, from what the cluster reports, never from the function's clock.
  *
  * Guarantees:

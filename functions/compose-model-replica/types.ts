@@ -1,6 +1,7 @@
 /**
  * The ModelReplica shapes compose-model-replica reads, and the constants of
- * the remote objects it writes (spec/model-side.md §1.2, §7.2).
+ * the remote objects it writes (docs/kinds/modelreplica.md#the-api,
+ * docs/kinds/modelreplica.md#pods).
  *
  * Guarantees: {@link readReplica} never throws; a replica that the API server
  * would not have admitted comes back as an error message naming the field,
@@ -48,7 +49,7 @@ export interface Replica {
   spec: ReplicaSpec;
 }
 
-/** Remote namespace of every object on the workload cluster (model-side.md §0.2). */
+/** Remote namespace of every object on the workload cluster (docs/kinds/modelreplica.md#remote-objects). */
 export const REMOTE_NAMESPACE = 'default';
 /** The engine's HTTP port, in-pod. */
 export const ENGINE_PORT = 8000;
@@ -56,8 +57,8 @@ export const ENGINE_PORT = 8000;
 export const SERVING_LABEL = 'modelplane.ai/serving';
 /** Pod label carrying the workload name (Deployment selector). */
 export const WORKLOAD_LABEL = 'modelplane.ai/workload';
-/** Node label every pod is pinned by. */
-export const POOL_LABEL = 'modelplane.ai/pool';
+/** Node label every pod is pinned by (the library's, shared with the dev runtime). */
+export { POOL_LABEL } from '../lib/names.js';
 /** Leader template label of LeaderWorkerSets. */
 export const LWS_ROLE_LABEL = 'modelplane.ai/lws-role';
 /** Pod-level resource claim name. */

@@ -28,11 +28,7 @@
  */
 import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import { CALLER_HEADER } from '../lib/key-scope.js';
-import { childName } from '../lib/names.js';
-
-/** The key validator's ServiceAccount and default address (in-cluster Service). */
-export const VALIDATOR = { name: 'modelplane-key-validator', namespace: 'modelplane-system' } as const;
-export const DEFAULT_VALIDATOR_URL = 'http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080';
+import { DEFAULT_VALIDATOR_URL, middlewareName } from '../lib/key-validator.js';
 
 /** Condition type and reasons. */
 export const Authenticated = 'Authenticated';
@@ -104,11 +100,6 @@ export function hasKey(secret: KubeObject | undefined): boolean {
   return false;
 }
 
-/** The Middleware's name: child_name(service, "api-key"). */
-export function middlewareName(service: string): string {
-  return childName(service, 'api-key');
-}
-
 /**
  * The forwardAuth Middleware: the validator at `address` (key-access.ts's
  * validatorAddress), given the request's headers (Traefik forwards them,
@@ -143,30 +134,4 @@ export function apiKeyFilters(service: string, after: readonly string[] = []): J
 /** The filters of a service without keys: the Middlewares in `middlewares`, then any caller header a client sent removed. */
 export function anonymousFilters(middlewares: readonly string[] = []): JsonObject[] {
   return [...middlewares.map(extensionRef), { type: 'RequestHeaderModifier', requestHeaderModifier: { remove: [CALLER_HEADER] } }];
-}
-
-/** The key validator's ServiceAccount `modelplane-key-validator` in `modelplane-system`. */
-export function validatorServiceAccount(): KubeObject {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: VALIDATOR.name, namespace: VALIDATOR.namespace } };
-}
-
-/** Role `<middleware name>` in the Secrets' namespace: get on the named key Secrets only. */
-export function validatorRole(service: string, namespace: string, secrets: readonly string[]): KubeObject {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name: middlewareName(service), namespace },
-    rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: [...secrets], verbs: ['get'] }],
-  };
-}
-
-/** RoleBinding of {@link validatorRole} to the validator's ServiceAccount. */
-export function validatorRoleBinding(service: string, namespace: string): KubeObject {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: middlewareName(service), namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: middlewareName(service) },
-    subjects: [{ kind: 'ServiceAccount', name: VALIDATOR.name, namespace: VALIDATOR.namespace }],
-  };
 }

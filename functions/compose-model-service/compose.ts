@@ -1,12 +1,12 @@
 /**
  * compose-model-service: one OpenAI-compatible path on the control-plane
  * InferenceGateway, weighted across the ModelEndpoints the service's
- * selectors match (spec/model-side.md §8).
+ * selectors match (docs/kinds/modelservice.md).
  *
  * Guarantees:
  * - Requirements, declared on every call: `inference-gateway` (the
  *   InferenceGateway named `default`) and `endpoints-<i>` per selector entry,
- *   restricted to the service's own namespace (spec/README.md item 4: a
+ *   restricted to the service's own namespace (docs/design.md#namespaces-are-identity: a
  *   service never routes into another namespace; an endpoint from elsewhere
  *   is ignored even if delivered).
  * - An endpoint matched by several entries belongs to the first one.
@@ -50,8 +50,9 @@
  * - Rate limits (rate-limit.ts): `spec.rateLimit`, else the gateway's,
  *   composes Traefik rateLimit/inFlightReq Middlewares after the key check.
  * - While a requirement is not fetched yet, nothing is said and nothing is
- *   dropped (spec/README.md item 3). When no endpoint matches, the route
- *   already composed is kept (spec/README.md item 2; the reference composed
+ *   dropped (docs/design.md#not-fetched-yet-is-not-absent). When no endpoint
+ *   matches, the route already composed is kept
+ *   (docs/design.md#keep-what-exists; the reference composed
  *   nothing, so Crossplane deleted the route).
  */
 import {
@@ -73,7 +74,8 @@ import { markReady, readyOnlyIfServing } from '../lib/ready.js';
 import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
-import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth, validatorRole, validatorRoleBinding } from './auth.js';
+import { validatorRole, validatorRoleBinding } from '../lib/key-validator.js';
+import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth } from './auth.js';
 import { authVerdict, validatorAddress } from './key-access.js';
 import { effectiveRateLimit, rateLimitMiddlewares } from './rate-limit.js';
 import { backendsName, failoverResources, type LevelBackend, msgLevels, priorityLevels, usesPriorities } from './failover.js';

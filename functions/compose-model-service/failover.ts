@@ -36,9 +36,11 @@
  *   URLRewrite cannot reach inside a TraefikService), and is sent its own
  *   host (`passHostHeader: false`), so an external provider gets its own
  *   Host header.
+ * - A level's weighted TraefikService is labelled {@link PRIORITY_LABEL}
+ *   with its priority.
  */
 import type { KubeObject } from '../lib/function.js';
-import { childName } from '../lib/names.js';
+import { childName, PRIORITY_LABEL } from '../lib/names.js';
 import { distribute } from './weights.js';
 
 /** Upstream statuses that send a request to the next priority level. */
@@ -105,8 +107,8 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function traefikService(name: string, namespace: string, spec: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'traefik.io/v1alpha1', kind: 'TraefikService', metadata: { name, namespace }, spec } as KubeObject;
+function traefikService(name: string, namespace: string, spec: Record<string, unknown>, labels?: Record<string, string>): KubeObject {
+  return { apiVersion: 'traefik.io/v1alpha1', kind: 'TraefikService', metadata: { name, namespace, ...(labels ? { labels } : {}) }, spec } as KubeObject;
 }
 
 function weighted(service: string, namespace: string, name: string, level: Level): KubeObject {
@@ -122,7 +124,7 @@ function weighted(service: string, namespace: string, name: string, level: Level
         ...(b.rewritePath !== undefined ? { middlewares: [{ name: rewriteName(service, b.endpoint) }] } : {}),
       })),
     },
-  });
+  }, { [PRIORITY_LABEL]: String(level.priority) });
 }
 
 function failover(name: string, namespace: string, primary: string, fallback: string): KubeObject {

@@ -1,5 +1,5 @@
 /**
- * Backend weights of a ModelService route (spec/model-side.md §8), the
+ * Backend weights of a ModelService route (docs/kinds/modelservice.md#weights), the
  * reference's arithmetic exactly.
  *
  * Guarantees: each selector entry's weight is split evenly over its live

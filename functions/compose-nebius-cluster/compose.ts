@@ -1,6 +1,6 @@
 /**
  * compose-nebius-cluster: a NebiusCluster becomes an mk8s cluster
- * (spec/cloud-providers.md §5, acceptance §8.4 and the Nebius cases of §8.6).
+ * (docs/clouds.md#nebius).
  *
  * Flow: credentials (required Nebius ProviderConfig) → network, subnet,
  * cluster, cache filesystem, cloud-init Secret → one GpuCluster per
@@ -169,7 +169,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   return result;
 }
 
-/** The whole XR status (§5.4) and the provider contract. */
+/** The whole XR status (docs/clouds.md#nebius-status-and-readiness) and the provider contract. */
 function status(ctx: NebiusContext, creds: SecretKeyRef | undefined, fabric: Fabric, autoscaling: NodeAutoscaling): JsonObject {
   const secrets: JsonObject[] = [{ type: 'Kubeconfig', name: ctx.kubeconfigSecret, key: 'kubeconfig' }];
   if (creds) {

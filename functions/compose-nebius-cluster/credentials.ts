@@ -1,21 +1,21 @@
 /**
  * The Nebius service-account credentials the workload cluster's consumers
  * authenticate with, read from the Nebius (Cluster)ProviderConfig as a
- * required resource (spec/cloud-providers.md §5.2).
+ * required resource (docs/clouds.md#nebius-credentials).
  *
  * Guarantees:
  * - The requirement `nebius-provider-config` is declared on every call:
  *   `nebius.m.upbound.io/v1beta1`, kind and name from `spec.credentials`, the
  *   XR namespace only for a namespaced `ProviderConfig`.
  * - Never an exception: the credentials Secret `{namespace, name, key}`, or
- *   none, with the results to emit (messages of §5.2, exact).
+ *   none, with the results to emit (messages as docs/clouds.md#nebius-credentials lists them).
  * - What the composed ProviderConfig already carries is kept when the
  *   ProviderConfig cannot be read (absent: said in a Normal result; not
- *   fetched yet: quietly, spec/README.md item 3) or names no usable Secret (a
+ *   fetched yet: quietly, docs/design.md#not-fetched-yet-is-not-absent) or names no usable Secret (a
  *   Warning says why), so consumers are never cut off by a transient or user
- *   error (item 2). With nothing to keep, credentials are none.
+ *   error (docs/design.md#keep-what-exists). With nothing to keep, credentials are none.
  *
- * Divergence (spec/README.md item 2): the reference drops the credentials
+ * Divergence (docs/design.md#keep-what-exists): the reference drops the credentials
  * (and so the ProviderConfigs, CSI driver and StorageClass) when the
  * ProviderConfig names no usable Secret; we keep the ones already composed.
  */
@@ -35,7 +35,7 @@ export function providerConfigRequirement(ref: ProviderConfigRef, namespace: str
   return sel;
 }
 
-/** §5.2 messages. */
+/** The messages of docs/clouds.md#nebius-credentials. */
 export const msgNotFromSecret = (ref: ProviderConfigRef) =>
   `Nebius ${ref.kind} ${ref.name} doesn't source credentials from a Secret; consumers can't authenticate to the cluster without one`;
 export const msgNoNamespace = (ref: ProviderConfigRef) => `Nebius ${ref.kind} ${ref.name} has no namespace; cannot locate credentials Secret`;
@@ -60,7 +60,7 @@ function composedCredentials(req: ComposeRequest): SecretKeyRef | undefined {
   return namespace && name && key ? { namespace, name, key } : undefined;
 }
 
-/** Resolves the credentials (§5.2). */
+/** Resolves the credentials (docs/clouds.md#nebius-credentials). */
 export function resolveCredentials(req: ComposeRequest, ref: ProviderConfigRef): Credentials {
   const read = readRequired(req, REQ_PROVIDER_CONFIG);
   const kept = composedCredentials(req);

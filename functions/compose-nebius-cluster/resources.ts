@@ -1,6 +1,6 @@
 /**
  * The objects compose-nebius-cluster composes, one builder each
- * (spec/cloud-providers.md §1.4–§1.6, §5.3).
+ * (docs/clouds.md#nebius-resources).
  *
  * Guarantees: every builder returns a fresh plain-JSON object shaped as the
  * real CRDs accept it (provider-nebius v1.0.1, namespaced `.m.` groups;
@@ -23,7 +23,7 @@ export const VPC = 'vpc.nebius.m.upbound.io/v1beta1';
 export const MK8S = 'mk8s.nebius.m.upbound.io/v1beta1';
 export const COMPUTE = 'compute.nebius.m.upbound.io/v1beta1';
 
-/** Node label carrying the pool name (§1.5). */
+/** Node label carrying the pool name (docs/clouds.md#node-labels-and-taints). */
 export const POOL_LABEL = 'modelplane.ai/pool';
 /** Node label carrying the accelerator id on GPU pools. */
 export const GPU_LABEL = 'modelplane.ai/gpu';
@@ -130,7 +130,7 @@ function templateBase(ctx: NebiusContext, platform: string, preset: string, disk
   };
 }
 
-/** Key `nodegroup-system` (§1.6): cpu-d3 4vcpu-16gb, 100 GiB, autoscaled 1..2, labelled pool=system. */
+/** Key `nodegroup-system` (docs/clouds.md#the-system-pool): cpu-d3 4vcpu-16gb, 100 GiB, autoscaled 1..2, labelled pool=system. */
 export function systemNodeGroup(ctx: NebiusContext): KubeObject {
   return mr(ctx, MK8S, 'NodeGroup', {
     name: `${ctx.name}-system`,

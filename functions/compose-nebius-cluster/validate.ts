@@ -2,14 +2,14 @@
  * Input checks of compose-nebius-cluster and their messages.
  *
  * Guarantees: a NebiusCluster that cannot be composed as asked is never an
- * exception and never tears anything down (spec/README.md item 2). A pool
+ * exception and never tears anything down (docs/design.md#keep-what-exists). A pool
  * that cannot be composed (its name is not a label value, it takes the
  * reserved name `system`, or its class has no Nebius platform and preset) is
  * reported by name and keeps its observed node group while the rest of the
  * cluster is composed normally. The messages and the `SpecValid` condition
  * are shared with the other clouds in `functions/lib/cloud.ts`.
  *
- * Divergence from the reference (spec/cloud-providers.md §9 quirks): a user
+ * Divergence from the reference (docs/clouds.md#invalid-input): a user
  * pool named `system`, which would overwrite the injected system node group,
  * is refused.
  */

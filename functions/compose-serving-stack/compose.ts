@@ -1,6 +1,6 @@
 /**
  * compose-serving-stack: installs the serving substrate on one workload
- * cluster (platform-side.md §8): ProviderConfigs that reach it, ordering
+ * cluster (docs/kinds/servingstack.md): ProviderConfigs that reach it, ordering
  * Usages, Helm releases (cert-manager, Envoy Gateway, Envoy AI Gateway,
  * kube-prometheus-stack, LeaderWorkerSet, Node Feature Discovery, NVIDIA DRA
  * driver), the GAIE CRDs, the DRA quota and the inference Gateway.
@@ -15,14 +15,14 @@
  * - The XR is Ready only when serving: every remote resource composed and
  *   the Gateway's address published. The first pass composes only the
  *   always-ready ProviderConfigs and Usages, which Crossplane alone would
- *   count as Ready (crossplane.md §1.4); there the desired composite is
+ *   count as Ready (docs/composition.md#readiness); there the desired composite is
  *   marked not ready (functions/lib/ready.ts readyOnlyIfServing).
  * - `status.gateway.address` is the observed Gateway's first address;
  *   otherwise the status is `{}`.
  * - An XR without name or namespace is a Fatal result (Crossplane then keeps
  *   every composed resource); a spec the XRD rejects (e.g. no Kubeconfig
  *   secret) keeps every observed resource and says so in condition
- *   `Accepted` False `InvalidSpec` and a Warning (spec/README.md item 2).
+ *   `Accepted` False `InvalidSpec` and a Warning (docs/design.md#keep-what-exists).
  * Deliberate divergences from the reference: none in behaviour; where it
  * raises we return a Fatal result (same effect: nothing applied, nothing lost).
  */
@@ -105,7 +105,7 @@ function orderingUsages(): Record<string, KubeObject> {
 function remoteResources(stack: ServingStack, pc: ProviderConfigRef): { key: string; resource: KubeObject; keptBy: string[] }[] {
   const out: { key: string; resource: KubeObject; keptBy: string[] }[] = [];
   for (const spec of releaseSpecs(stack)) {
-    // The two AI Gateway releases share the CRD release's "already observed" check (§8.2).
+    // The two AI Gateway releases share the CRD release's "already observed" check (docs/kinds/servingstack.md#the-gate).
     const keptBy = spec.key === 'ai-gateway' ? ['ai-gateway-crds'] : [];
     out.push({ key: spec.key, resource: stackRelease(spec, pc), keptBy });
     if (spec.key === 'ai-gateway') {

@@ -1,6 +1,6 @@
 /**
- * The provider-kubernetes Objects of the serving stack (platform-side.md
- * §8.6): the Gateway API Inference Extension CRDs, the DRA driver's
+ * The provider-kubernetes Objects of the serving stack
+ * (docs/kinds/servingstack.md#objects): the Gateway API Inference Extension CRDs, the DRA driver's
  * critical-pods quota, and the inference Gateway with its namespace,
  * EnvoyProxy and GatewayClass.
  *

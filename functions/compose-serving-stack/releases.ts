@@ -1,5 +1,5 @@
 /**
- * The Helm releases of the serving stack (platform-side.md §8.5): chart
+ * The Helm releases of the serving stack (docs/kinds/servingstack.md#helm-releases): chart
  * coordinates, target namespaces, labels and values, exactly as the reference
  * installs them.
  *
@@ -106,7 +106,7 @@ function draDriverValues(root: string): JsonObject {
   return values;
 }
 
-/** Releases by desired-resource key, in composition order (platform-side.md §8.2). */
+/** Releases by desired-resource key, in composition order (docs/kinds/servingstack.md#order-of-composition). */
 export function releaseSpecs(stack: ServingStack): ReleaseSpec[] {
   const v = stack.versions;
   const envoy = 'oci://docker.io/envoyproxy';

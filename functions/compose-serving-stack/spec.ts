@@ -2,7 +2,7 @@
  * The ServingStack as compose-serving-stack reads it: its name, namespace and
  * spec parsed by the generated parser (functions/lib/generated/servingstacks.ts),
  * so every XRD default is applied (nvidiaDriverRoot "/", chart versions,
- * className "envoy"; platform-side.md §5).
+ * className "envoy"; docs/kinds/servingstack.md#the-spec).
  *
  * Guarantees: {@link readServingStack} never throws; it returns the stack, or
  * one problem message naming the field (an XR without name or namespace, a
@@ -40,9 +40,9 @@ export interface ServingStack {
 /** The listener used when `spec.gateway.listeners` is absent or empty. */
 export const DEFAULT_LISTENER: Readonly<ServingStackGatewayListener> = { name: 'http', protocol: 'HTTP', port: 80 };
 
-/** Message when the XR has no name (platform-side.md §0.4). */
+/** Message when the XR has no name (docs/kinds/servingstack.md#errors). */
 export const ERR_NO_NAME = 'metadata.name is unexpectedly absent';
-/** Message when the XR has no namespace (platform-side.md §0.4). */
+/** Message when the XR has no namespace (docs/kinds/servingstack.md#errors). */
 export const ERR_NO_NAMESPACE = 'metadata.namespace is unexpectedly absent';
 /** Message when no secret is a kubeconfig (the XRD's own rule message). */
 export const ERR_NO_KUBECONFIG = 'spec.secrets must include a Kubeconfig entry.';

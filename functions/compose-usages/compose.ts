@@ -1,7 +1,7 @@
 /**
  * compose-usages: protects the ProviderConfig every Helm Release and
  * provider-kubernetes Object uses, so that deleting a ServingStack uninstalls
- * the releases before their credentials disappear (platform-side.md §9).
+ * the releases before their credentials disappear (docs/kinds/servingstack.md#providerconfig-protection).
  * Runs after compose-serving-stack and reads the desired state it built.
  *
  * Guarantees:
@@ -21,7 +21,7 @@
  *   still desired but no longer reads as a consumer (apiVersion, kind or
  *   `spec.providerConfigRef.name` garbage) is kept as it is, with a Warning
  *   naming the fields: an earlier step's briefly unreadable object never
- *   lifts the protection (spec/README.md item 2). It goes with its consumer.
+ *   lifts the protection (docs/design.md#keep-what-exists). It goes with its consumer.
  * - Everything else passes through untouched; without an XR namespace
  *   nothing is composed.
  * Deliberate divergence: keys are visited in sorted order (the reference uses

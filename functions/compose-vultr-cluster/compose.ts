@@ -1,6 +1,6 @@
 /**
  * compose-vultr-cluster: a VultrCluster becomes a VKE cluster
- * (spec/cloud-providers.md §6, acceptance §8.5).
+ * (docs/clouds.md#vultr).
  *
  * Guarantees:
  * - `cluster` (the VKE `Kubernetes` MR with a fixed inline system pool) is

@@ -1,6 +1,6 @@
 /**
  * The objects compose-vultr-cluster composes, one builder each
- * (spec/cloud-providers.md §6.3).
+ * (docs/clouds.md#vultr-resources).
  *
  * Guarantees: every builder returns a fresh plain-JSON object shaped as the
  * real CRDs accept it (provider-vultr v1.0.0 `vke.vultr.m.upbound.io/v1beta1`,
@@ -14,7 +14,7 @@ import { kubernetesObject, type ProviderConfigRef, providerConfig } from '../lib
 
 /** provider-vultr's namespaced VKE API. */
 export const VKE_API_VERSION = 'vke.vultr.m.upbound.io/v1beta1';
-/** Node label carrying the pool name, on every pool (cloud-providers.md §1.5). */
+/** Node label carrying the pool name, on every pool (docs/clouds.md#node-labels-and-taints). */
 export const POOL_LABEL = 'modelplane.ai/pool';
 /** Node label carrying the accelerator id, on GPU pools. */
 export const GPU_LABEL = 'modelplane.ai/gpu';
@@ -22,7 +22,7 @@ export const GPU_LABEL = 'modelplane.ai/gpu';
 export const SYSTEM_POOL_NAME = 'system';
 
 /**
- * The inline system pool of the VKE cluster (cloud-providers.md §1.6):
+ * The inline system pool of the VKE cluster (docs/clouds.md#the-system-pool):
  * plan `vc2-6c-16gb`, 1 node, autoscaled between 1 and 2 nodes.
  * provider-vultr honours changes to it only at creation.
  */
@@ -157,7 +157,7 @@ export interface Limitation {
 
 /**
  * What a VKE cluster cannot offer today (the Vultr provider proposal;
- * spec/README.md item 7). Published on every pass so nobody has to infer it
+ * docs/design.md#multi-node-needs-a-fabric). Published on every pass so nobody has to infer it
  * from what is missing.
  */
 export const LIMITATIONS: readonly Limitation[] = [

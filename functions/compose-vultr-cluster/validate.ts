@@ -2,7 +2,7 @@
  * Input checks of compose-vultr-cluster and their messages.
  *
  * Guarantees: a VultrCluster that cannot be composed as asked is never an
- * exception and never tears anything down (spec/README.md item 2). A spec
+ * exception and never tears anything down (docs/design.md#keep-what-exists). A spec
  * that does not parse keeps every observed child; a pool that cannot be
  * composed (its name is not a label value, its class has no Vultr plan, or
  * it takes the reserved name `system`) is reported by name and keeps its observed node pool while the

@@ -5,11 +5,11 @@
  * the pool checks every cloud makes (a label-value name, the reserved
  * `system` name, a class without this cloud's provisioning block) and their
  * messages, and the hold path of a spec that cannot be composed at all
- * (spec/cloud-providers.md §1.1).
+ * (docs/clouds.md#invalid-input).
  *
  * Guarantees:
  * - A cloud XR that cannot be composed as asked is never an exception and
- *   never tears anything down (spec/README.md item 2): a spec that does not
+ *   never tears anything down (docs/design.md#keep-what-exists): a spec that does not
  *   parse keeps every observed child and the status fields the function
  *   wrote; a pool that cannot be composed is reported by name while the rest
  *   of the cluster is composed.
@@ -20,8 +20,8 @@
  * - A pool that cannot be composed keeps every observed child of its own
  *   (its node pool, launch template…): a problem never deletes a pool.
  *
- * Divergence from the reference (spec/cloud-providers.md §1.1 "no function
- * writes status.conditions"): the `SpecValid` condition is written when the
+ * Divergence from the reference (where no cloud function writes
+ * status.conditions; docs/clouds.md#invalid-input): the `SpecValid` condition is written when the
  * input is invalid, and written True afterwards only if the XR already
  * carries it, so a fixed input clears the report and a valid one adds nothing.
  */
@@ -153,7 +153,7 @@ export function keepPoolChildren(observed: ComposeRequest['observed'], keys: rea
   }
 }
 
-/** `spec.providerConfigRef` of every cloud MR: `spec.credentials` with the code defaults of §1.1. */
+/** `spec.providerConfigRef` of every cloud MR: `spec.credentials` with its defaults (docs/clouds.md#credentials). */
 export function cloudProviderConfigRef(credentials: { type?: string; name?: string } | undefined): ProviderConfigRef {
   const kind = credentials?.type === 'ProviderConfig' ? 'ProviderConfig' : 'ClusterProviderConfig';
   return { kind, name: credentials?.name || 'default' };

@@ -10,10 +10,11 @@
  * Guarantees of the helpers here:
  * - Required resources are read in three states (not fetched yet, fetched and
  *   absent, present), so "not fetched yet" can never be mistaken for "gone"
- *   (spec/README.md item 3; Crossplane `internal/xfn/required_resources.go`).
+ *   (docs/design.md#not-fetched-yet-is-not-absent; Crossplane
+ *   `internal/xfn/required_resources.go`).
  * - Desired resources and status are whole objects: a key a core returns
  *   replaces what earlier pipeline steps had under that key; keys it does not
- *   return pass through untouched (crossplane.md §1.3: "a function must pass
+ *   return pass through untouched (docs/composition.md#the-response: "a function must pass
  *   through everything it has no opinion on").
  * - Nothing here reads a clock or depends on map order.
  */
@@ -46,7 +47,7 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
 /**
  * A condition a function sets on its XR. Crossplane applies it to the XR's
  * `status.conditions`, ignoring the system types Ready, Synced, Healthy,
- * UpToDate and Responsive (crossplane.md §1.3).
+ * UpToDate and Responsive (docs/composition.md#the-response).
  */
 export interface Condition {
   /** PascalCase type, e.g. `ReplicasScheduled`. */
@@ -278,7 +279,7 @@ export function isReady(obj: KubeObject | undefined): boolean {
 /**
  * The observed composed resources passed through as desired, each marked
  * ready as observed. Used on error paths so that nothing already composed is
- * deleted because an input was briefly missing (spec/README.md item 2).
+ * deleted because an input was briefly missing (docs/design.md#keep-what-exists).
  * Only `apiVersion`, `kind`, `metadata` (name, namespace, labels, annotations
  * minus Crossplane's own) and `spec` are kept: status is never desired.
  */

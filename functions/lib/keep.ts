@@ -7,8 +7,8 @@
  * - Every observed composed resource is passed through as desired (by
  *   default through `keepObserved`), so Crossplane deletes nothing that was
  *   already composed because an input was briefly missing or invalid
- *   (spec/README.md item 2; Crossplane deletes every composed resource a
- *   function stops returning, crossplane.md §1.3).
+ *   (docs/design.md#keep-what-exists; Crossplane deletes every composed
+ *   resource a function stops returning, docs/composition.md#the-response).
  * - The problem is said twice with the same text: the condition the function
  *   owns is set False with the given reason, and a Warning result (an event on
  *   the XR) carries the message, so `kubectl describe` and

@@ -9,7 +9,7 @@
  * back.
  *
  * Both helpers reproduce the public Modelplane reference byte for byte
- * (`spec/model-side.md` §0.1, `spec/cloud-providers.md` §1.3) so an
+ * (docs/kinds/modeldeployment.md#names-and-hashes, docs/clouds.md#names) so an
  * installation can switch implementations without renaming running objects.
  * No lower-casing or character sanitising is done: callers pass DNS-safe parts.
  */
@@ -68,3 +68,17 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 export function isObjectName(v: unknown): v is string {
   return typeof v === 'string' && v.length <= 253 && DNS1123_SUBDOMAIN.test(v);
 }
+
+/** Namespace of Modelplane's own objects on the control plane: the XRs an InferenceCluster composes, the gateway's objects. */
+export const SYSTEM_NAMESPACE = 'modelplane-system';
+
+/** Node label of a GPU pool's nodes; every engine pod is pinned by it (docs/kinds/modelreplica.md). */
+export const POOL_LABEL = 'modelplane.ai/pool';
+
+/** Name of the ClusterProviderConfig of InferenceCluster `ic`, which its ModelReplicas and ModelCaches target. */
+export function providerConfigName(ic: string): string {
+  return childName(ic, 'cluster-kubeconfig');
+}
+
+/** Label of a ModelService's priority-level TraefikService: the level's priority (docs/ai-gateway.md#overflow-and-failover; `modelplane plan` reads it). */
+export const PRIORITY_LABEL = 'modelplane.ai/priority';

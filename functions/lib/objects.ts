@@ -13,9 +13,9 @@
  *   platform/cloud CRD tests validate each shape against its CRD.
  * - Optional fields are omitted, never emitted empty: no `metadata` when there
  *   is neither a name, a namespace, labels nor annotations; no `values` on a
- *   Release whose values are empty (platform-side.md §8.5).
+ *   Release whose values are empty (docs/kinds/servingstack.md#helm-releases).
  * - No `metadata.name` unless asked: Crossplane names composed resources
- *   deterministically (crossplane.md §1.5 step 4).
+ *   deterministically (docs/composition.md#names-and-metadata-of-composed-resources).
  */
 import type { JsonObject, KubeObject, ObjectMeta } from './function.js';
 import { copyJson } from './json.js';

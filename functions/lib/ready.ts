@@ -4,7 +4,7 @@
  * Guarantees: a desired resource carries `ready: true` or no `ready` at all,
  * never `ready: false`: Crossplane counts a composed resource as ready only
  * when a step marks it `READY_TRUE` and reads `READY_UNSPECIFIED` as not
- * ready (crossplane.md §1.4), so the two are the same to the XR, and
+ * ready (docs/composition.md#readiness), so the two are the same to the XR, and
  * omitting it keeps goldens and whole-response tests free of a field that
  * says nothing.
  */
@@ -24,10 +24,11 @@ export function readyAsObserved(resource: KubeObject, observed: ObservedResource
 }
 
 /**
- * Makes the XR's Ready tell the truth (ARCHITECTURE.md rule 7). Crossplane
+ * Makes the XR's Ready tell the truth
+ * (docs/design.md#ready-means-serving-what-was-asked). Crossplane
  * derives Ready from composed readiness: True when every desired composed
  * resource is ready (or there are none), else False with "Unready resources:
- * …" (crossplane.md §1.4). When that would say True but the XR does not
+ * …" (docs/composition.md#readiness). When that would say True but the XR does not
  * serve what was asked (`serving` false: a partial placement, a route not
  * accepted, no address), the desired composite's readiness is set False,
  * which Crossplane reports as Ready=False `Creating` and the XR's own

@@ -8,14 +8,16 @@
  *   {@link ComposeRequest}; {@link encodeResponse} turns a
  *   {@link ComposeResult} into a RunFunctionResponse. Desired resources and the
  *   XR status are written whole (the SDK's own setters deep-merge and
- *   concatenate arrays, CONVENTIONS.md "SDK notes"); the request is never
+ *   concatenate arrays, docs/composition.md#the-sdk-and-where-we-differ-from-it);
+ *   the request is never
  *   mutated (the SDK's `to()` aliases `req.desired`). Objects are shared, not
  *   copied: a response may reference the request's objects.
  * - {@link handler} wraps a pure core: an exception inside it becomes a Fatal
  *   result naming the function, never a crashed call (Crossplane keeps every
- *   composed resource when a step is Fatal, crossplane.md §1.5).
+ *   composed resource when a step is Fatal,
+ *   docs/composition.md#how-crossplane-runs-a-pipeline).
  * - {@link serve} starts the gRPC server with the flags of the function spec
- *   (crossplane.md §1.1): `--insecure`, `--address` (default `0.0.0.0:9443`),
+ *   (docs/composition.md#transport-and-flags): `--insecure`, `--address` (default `0.0.0.0:9443`),
  *   `--tls-certs-dir` (also `TLS_SERVER_CERTS_DIR`, default `/tls/server`;
  *   `--tls-server-certs-dir` is accepted as the SDK's spelling) and `--debug`.
  *   With TLS, client certificates are required and verified against `ca.crt`
@@ -137,7 +139,8 @@ const STATUS: Record<string, Status> = {
  * earlier steps' desired resources pass through except where the result
  * replaces a key whole, and the XR status is replaced whole when the result
  * sets one. Requirements are omitted (not sent empty) when there are none, so
- * Crossplane's requirements loop stabilises after one call (crossplane.md §1.7).
+ * Crossplane's requirements loop stabilises after one call
+ * (docs/composition.md#the-requirements-loop).
  */
 export function encodeResponse(req: RunFunctionRequest, result: ComposeResult): RunFunctionResponse {
   const resources: Record<string, Resource> = {};
@@ -251,7 +254,7 @@ export function handler(name: string, compose: ComposeFn): (req: RunFunctionRequ
   };
 }
 
-/** Flags every function binary takes (crossplane.md §1.1). */
+/** Flags every function binary takes (docs/composition.md#transport-and-flags). */
 export interface ServeFlags {
   /** Listen address, `host:port`. @default "0.0.0.0:9443" */
   address: string;

@@ -1,5 +1,5 @@
 /**
- * Where the serving stack (compose-serving-stack, platform-side.md §8) puts the
+ * Where the serving stack (compose-serving-stack, docs/kinds/servingstack.md) puts the
  * pieces other functions address on a workload cluster: shared so that a
  * NetworkPolicy of compose-model-replica names the namespaces the stack
  * actually installs into instead of guessing them.

@@ -1,6 +1,6 @@
 /**
  * Endpoint URLs, read as the reference reads them (Python `urllib.parse`
- * `urlsplit`, spec/model-side.md §9), with a stricter notion of "valid".
+ * `urlsplit`, docs/kinds/modelendpoint.md#urls), with a stricter notion of "valid".
  * Shared by compose-model-endpoint (the route to an external endpoint) and
  * compose-model-service (the gateway path's backends).
  *

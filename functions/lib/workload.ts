@@ -2,9 +2,9 @@
  * What a cloud-cluster function composes *into* or *for* the workload cluster
  * it provisions, the same way on every cloud: the kubernetes and helm
  * ProviderConfigs that reach it through its kubeconfig Secret, Helm releases
- * and StorageClass Objects applied through them (spec/cloud-providers.md
- * §1.4), and the provider contract every cloud XR publishes,
- * `status.capabilities` (spec/README.md item 16).
+ * and StorageClass Objects applied through them
+ * (docs/clouds.md#reaching-the-workload-cluster), and the provider contract every cloud XR publishes,
+ * `status.capabilities` (docs/design.md#declared-capabilities).
  *
  * Guarantees:
  * - In-cluster objects never carry the cloud credentials: they reference the
@@ -23,7 +23,7 @@ import { type Chart, helmRelease, kubernetesObject, providerConfig, type SecretK
 export const PROVIDER_CONFIG_KUBERNETES = 'provider-config-kubernetes';
 export const PROVIDER_CONFIG_HELM = 'provider-config-helm';
 
-/** The toleration in-cluster DaemonSets need to run on GPU nodes (tainted `nvidia.com/gpu`, §1.5). */
+/** The toleration in-cluster DaemonSets need to run on GPU nodes (tainted `nvidia.com/gpu`, docs/clouds.md#node-labels-and-taints). */
 export const GPU_TOLERATION: Readonly<JsonObject> = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
 
 /** A cloud identity the kubeconfig's exec plugin needs (GKE, Nebius). */
@@ -97,7 +97,8 @@ export function workloadStorageClass(namespace: string, kubeconfigSecret: string
 /**
  * A multi-node fabric (`status.capabilities.multiNodeFabric`): EFA or
  * InfiniBand (RDMA), Ethernet (the cluster network, no RDMA: multi-node
- * serving works, slower), None (single-node only; Vultr, spec/README.md item 7).
+ * serving works, slower), None (single-node only; Vultr,
+ * docs/design.md#multi-node-needs-a-fabric).
  */
 export type Fabric = 'EFA' | 'InfiniBand' | 'Ethernet' | 'None';
 

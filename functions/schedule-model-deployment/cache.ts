@@ -1,6 +1,6 @@
 /**
- * The ModelDeployment's view of its ModelCache (model-side.md §2.1 b, §2.5;
- * spec/README.md item 16): the three-state resolution, the footprint merge
+ * The ModelDeployment's view of its ModelCache (docs/kinds/modeldeployment.md#the-modelcache;
+ * docs/design.md#declared-capabilities): the three-state resolution, the footprint merge
  * and which clusters may take NEW replicas.
  *
  * Guarantees:
@@ -21,7 +21,7 @@
  * its weights are there, or on a cluster that cannot hold them.
  */
 import { condition, type ComposeResult, getPath, type KubeObject, readRequired, type ComposeRequest, warning } from '../lib/function.js';
-import type { FleetCluster } from './model.js';
+import type { FleetCluster } from '../lib/fleet/model.js';
 import { type Reason, ReasonKind } from './placement.js';
 import { msgCacheNotFound, msgCacheWaiting, REASON, TYPE_CACHE } from './status.js';
 

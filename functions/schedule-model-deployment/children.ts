@@ -1,6 +1,7 @@
 /**
  * The composed children of a ModelDeployment: one ModelReplica per placed
- * replica and one ModelEndpoint per Ready replica (model-side.md §2.2, §2.3).
+ * replica and one ModelEndpoint per Ready replica (docs/kinds/modeldeployment.md#the-modelreplica,
+ * docs/kinds/modeldeployment.md#the-modelendpoint).
  * The one conversion from scheduler types to API shapes.
  *
  * Guarantees:
@@ -20,8 +21,8 @@ import type { JsonObject, KubeObject } from '../lib/function.js';
 import { opaqueName } from '../lib/names.js';
 import type { DeploymentSpec } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
-import { LABEL_CLUSTER, LABEL_INDEX } from './fleet.js';
-import type { Candidate } from './model.js';
+import { LABEL_CLUSTER, LABEL_INDEX } from '../lib/fleet/fleet.js';
+import type { Candidate } from '../lib/fleet/model.js';
 
 /** API version of the ModelReplica and ModelEndpoint kinds. */
 export const API_VERSION = 'modelplane.ai/v1alpha1';

@@ -1,6 +1,6 @@
 /**
- * The cold-start bar of a ModelDeployment (spec/README.md item 14; issue
- * 14): `status.coldStart` aggregated from the placed replicas' measured
+ * The cold-start bar of a ModelDeployment (docs/design.md#production-runtime):
+ * `status.coldStart` aggregated from the placed replicas' measured
  * `status.startup`, and, with `serving.readyWithin`, condition
  * `ColdStartWithinBar`.
  *

@@ -3,7 +3,7 @@
  * ModelDeployment, the InferenceClusters it may use (with their published
  * capacity ledgers) and its own ModelReplicas, places the replicas
  * (scheduling.ts) and composes one ModelReplica per placed replica and one
- * ModelEndpoint per Ready one (model-side.md §2), and the deployment's Grafana
+ * ModelEndpoint per Ready one (docs/kinds/modeldeployment.md#what-it-composes), and the deployment's Grafana
  * dashboard ConfigMap (dashboard.ts, docs/observability.md#dashboard).
  *
  * Guarantees:
@@ -12,7 +12,7 @@
  *   the cache's cluster selectors) and `own-replicas` (the ModelReplicas
  *   labelled modelplane.ai/deployment=<name> in the XR's namespace). The
  *   request grows with the clusters and this deployment's replicas, not with
- *   the fleet's replicas (spec/README.md item 17).
+ *   the fleet's replicas (docs/design.md#the-capacity-ledger).
  * - Other deployments are charged from the clusters' ledgers
  *   (`status.gpuPools[].used`, ledger.ts), published by each
  *   InferenceCluster's function from the replicas placed on it; our own
@@ -35,8 +35,9 @@
  *   what exists, say nothing alarming); invalid input (a condition and a
  *   Warning naming the field). On every path that is not "done", the observed
  *   children are passed through as desired, so nothing running is deleted
- *   because of a transient or user error (spec/README.md items 2 and 3).
- * - Make before break (issue 16, spec/README.md item 11): a replica that
+ *   because of a transient or user error (docs/design.md#keep-what-exists,
+ *   docs/design.md#not-fetched-yet-is-not-absent).
+ * - Make before break (docs/design.md#make-before-break): a replica that
  *   must move stays composed exactly as it runs (its observed spec), with
  *   its endpoint while Ready, until a Ready replacement exists; replicas go
  *   away only because the spec asks for fewer, a Ready replacement exists or
@@ -56,7 +57,7 @@
  *   at the current spec.
  * - The XR is Ready only when `replicas` replicas run the current spec and
  *   every placed replica is Ready (a rollout in progress is not Ready).
- * - Garbage is held, not acted on (spec/README.md item 2), each hold a
+ * - Garbage is held, not acted on (docs/design.md#keep-what-exists), each hold a
  *   Warning naming the field and a note in ReplicasScheduled (a held
  *   replica) or ReplicasReady (a kept endpoint):
  *   - a replica that reports neither Ready True nor Ready False (status,
@@ -70,16 +71,19 @@
  *   - our observed replicas are ours at their key's (cluster, index)
  *     whatever their labels say (observed.ts).
  *
- * Deliberate divergences from the reference (spec/README.md wins):
+ * Deliberate divergences from the reference (each a section of docs/design.md):
  * - no clusters, not-yet-read requirements, an invalid spec and invalid CEL
  *   keep the observed children and report status and ReplicasReady from them
- *   (item 2; the reference composes nothing and Crossplane deletes them);
+ *   (docs/design.md#keep-what-exists; the reference composes nothing and
+ *   Crossplane deletes them);
  * - the first pass before Crossplane has read the requirements reports
- *   ReplicasScheduled=False/Scheduling without a warning (item 3);
+ *   ReplicasScheduled=False/Scheduling without a warning
+ *   (docs/design.md#not-fetched-yet-is-not-absent);
  * - a partial or empty placement is ReplicasScheduled=False/InsufficientCapacity
- *   with a per-cluster explanation (item 5; the reference says True for a
- *   partial placement);
- * - spec.replicas 0 is ScaledToZero and the XR is Ready (item 6);
+ *   with a per-cluster explanation (docs/design.md#explained-placement; the
+ *   reference says True for a partial placement);
+ * - spec.replicas 0 is ScaledToZero and the XR is Ready
+ *   (docs/design.md#scale-to-zero);
  * - the InvalidNodeSelector message names the selector's field path.
  */
 import { msgUntracked, untrackedReplicas } from './orphans.js';
@@ -104,14 +108,14 @@ import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
-import { readFleet, readReplica } from './fleet.js';
+import { readFleet, readReplica } from '../lib/fleet/fleet.js';
 import { fleetReplicas, readinessGap } from './observed.js';
 import { cacheRefusal, footprint, resolveCache } from './cache.js';
-import { celMatcher } from './cel-matcher.js';
+import { celMatcher } from '../lib/fleet/cel-matcher.js';
 import { coldStart } from './coldstart.js';
-import type { DeviceMatcher } from './matcher.js';
+import type { DeviceMatcher } from '../lib/fleet/matcher.js';
 import { compileEngines, type SelectorError } from './matching.js';
-import type { Candidate } from './model.js';
+import type { Candidate } from '../lib/fleet/model.js';
 import { deploymentCost, tierName } from './policy.js';
 import { schedule } from './scheduling.js';
 import { QuotaBudget } from './quota-budget.js';
@@ -138,6 +142,9 @@ import {
   TYPE_READY,
   TYPE_SCHEDULED,
 } from './status.js';
+
+/** The scheduler's core, public for benchmarks that time it without the compose shell (bench/scheduler.bench.ts). */
+export { QuotaBudget, readDeployment, schedule };
 
 /** A replica held as it was because its cluster's state is missing or cannot be read (`why` names the field). */
 export function msgHeldReplica(replica: string, cluster: string, why: string): string {
@@ -214,7 +221,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
   const d = read.deployment;
 
-  // Requirements and the ModelCache (model-side.md §2.1, §2.5; cache.ts).
+  // Requirements and the ModelCache (docs/kinds/modeldeployment.md#inputs; cache.ts).
   const cache = resolveCache(req, result, REQ_CACHE, d.cacheRef !== undefined ? { name: d.cacheRef, namespace: d.namespace } : undefined);
   const fill = cache.state === 'none' || cache.state === 'present';
   const held = cache.state === 'pending' || cache.state === 'absent' ? cache.held : '';
@@ -263,7 +270,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   const { candidates, rollout } = outcome;
   const atSpec = candidates.filter((c) => c.role !== 'retiring');
 
-  // Children (model-side.md §2.2, §2.3); a retiring replica stays exactly as it runs.
+  // Children (docs/kinds/modeldeployment.md#what-it-composes); a retiring replica stays exactly as it runs.
   const placements: { name: string; candidate: Candidate; ready: boolean }[] = [];
   // What is held because an input cannot be read, said in ReplicasScheduled / ReplicasReady too.
   const scheduledNotes: string[] = [...quotaNotes];
@@ -339,7 +346,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   }
   withDashboard(result, d);
 
-  // Status, conditions, events (model-side.md §2.4).
+  // Status, conditions, events (docs/kinds/modeldeployment.md#status-and-conditions).
   result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
   const cost = deploymentCost(atSpec, fleet.clusters, d);
   if (cost.status !== undefined) {

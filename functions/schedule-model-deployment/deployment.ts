@@ -6,8 +6,8 @@
  * - The canonical form (`spec.template.spec.*`, labels in
  *   `spec.template.metadata`) and the flat form (`spec.engines`,
  *   `spec.clusterSelector`, ... directly under `spec`) give the same
- *   DeploymentSpec; only the field paths in messages differ (spec/README.md
- *   item 1). Exactly one shape must be used.
+ *   DeploymentSpec; only the field paths in messages differ
+ *   (docs/design.md#both-modeldeployment-shapes). Exactly one shape must be used.
  * - The XRD's defaults are applied (the generated zod parser), so a render
  *   without the API server sees what the cluster would: `copies: 1`,
  *   `role: Standalone`, `count: 1`, `operator: Equal`.
@@ -22,7 +22,7 @@ import { type ModelDeploymentSpec, type ModelDeploymentTemplateSpecEngine, parse
 import { withoutNulls } from '../lib/json.js';
 import { issueMessage } from '../lib/zod-issues.js';
 import { type PlacementPolicy, readPolicy } from './policy.js';
-import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from './model.js';
+import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from '../lib/fleet/model.js';
 
 /** What the scheduler and the composer need of a ModelDeployment. */
 export interface DeploymentSpec {

@@ -1,5 +1,5 @@
 /**
- * Phase 6 of the fleet scheduler (scheduling.ts; model-side.md §3.5): placing
+ * Phase 6 of the fleet scheduler (scheduling.ts; docs/kinds/modeldeployment.md#placing-new-replicas): placing
  * the missing replicas, one at a time, under the placement policy
  * (docs/placement-policy.md).
  *
@@ -26,11 +26,11 @@
  *   O(1 + replicas placed on it) times; the heap holds clusters × tiers
  *   entries at most.
  */
-import type { Capacity } from './capacity.js';
+import type { Capacity } from '../lib/fleet/capacity.js';
 import type { DeploymentSpec } from './deployment.js';
-import { unpublishedLedger } from './ledger.js';
+import { unpublishedLedger } from '../lib/fleet/ledger.js';
 import type { CompiledEngine, MatchTable } from './matching.js';
-import type { Candidate, FleetCluster, Pool } from './model.js';
+import type { Candidate, FleetCluster, Pool } from '../lib/fleet/model.js';
 import { placeReplica, type Reason, ReasonKind, REASON_NO_GATEWAY, REASON_NOT_READY } from './placement.js';
 import { msgFloorRefusal, poolTiers, REASON_NO_TIER } from './policy.js';
 import { reachable } from '../lib/health.js';

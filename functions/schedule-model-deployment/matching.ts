@@ -1,6 +1,7 @@
 /**
  * Selector compilation and the matching of a member's device requests against
- * a pool's devices (model-side.md §3.1, §3.8).
+ * a pool's devices (docs/kinds/modeldeployment.md#compiling-selectors,
+ * docs/kinds/modeldeployment.md#matching-requests-against-a-pool).
  *
  * Guarantees:
  * - {@link compileEngines} compiles every selector of every member before
@@ -19,8 +20,8 @@
  *   means none. Synthetic matches constrain the pool but are not claimed.
  */
 import type { JsonObject } from '../lib/function.js';
-import type { DeviceMatcher } from './matcher.js';
-import type { DeviceRequestSpec, EngineSpec, MemberSpec, Pool, PoolDevice, ResolvedRequest } from './model.js';
+import type { DeviceMatcher } from '../lib/fleet/matcher.js';
+import type { DeviceRequestSpec, EngineSpec, MemberSpec, Pool, PoolDevice, ResolvedRequest } from '../lib/fleet/model.js';
 
 /** A request with its compiled selectors. */
 export interface CompiledRequest {
@@ -142,7 +143,7 @@ export class MatchTable {
     return cls;
   }
 
-  /** The member resolved against the devices of `pool`'s class (model-side.md §3.8). */
+  /** The member resolved against the devices of `pool`'s class (docs/kinds/modeldeployment.md#matching-requests-against-a-pool). */
   member(pool: Pool, member: CompiledMember): MemberMatch {
     const cls = this.#classOf(pool);
     let m = cls.members[member.id];

@@ -11,7 +11,7 @@
  *   name, and the XR's namespace or a namespace that cannot be read) and the
  *   observed copy itself read as this deployment's, at the key's cluster and
  *   index, whatever their `modelplane.ai/*` labels, `spec.clusterName` or
- *   `metadata.namespace` say (spec/README.md item 2: nothing already composed
+ *   `metadata.namespace` say (docs/design.md#keep-what-exists: nothing already composed
  *   is deleted because an input cannot be read).
  * - Every other item is read as it is (fleet.ts `readReplica`), so other
  *   deployments' replicas still hold their devices.
@@ -27,8 +27,8 @@
  */
 import { getPath, type KubeObject, type ObservedResource, readCondition } from '../lib/function.js';
 import type { DeploymentSpec } from './deployment.js';
-import { readReplica } from './fleet.js';
-import type { ObservedReplica } from './model.js';
+import { readReplica } from '../lib/fleet/fleet.js';
+import type { ObservedReplica } from '../lib/fleet/model.js';
 
 /** The (cluster, index) of a desired key `replica-<cluster>-<index>`, or undefined for any other key. */
 export function parseReplicaKey(key: string): { cluster: string; index: number } | undefined {

@@ -1,5 +1,5 @@
 /**
- * Placing one replica on one cluster (model-side.md §3.6), and the reason a
+ * Placing one replica on one cluster (docs/kinds/modeldeployment.md#placing-a-replica-on-one-cluster), and the reason a
  * cluster refuses it.
  *
  * Guarantees:
@@ -11,7 +11,7 @@
  *   placed on a pool where it would only match Synthetic ones; an engine no
  *   member of which can claim anything on the cluster is refused.
  * - A Leader + Worker gang is refused on a pool without a multi-node fabric
- *   (spec/README.md item 7; the fabric is read from the cluster's published
+ *   (docs/design.md#multi-node-needs-a-fabric; the fabric is read from the cluster's published
  *   capabilities, fleet.ts).
  * - A refusal carries an ordered {@link Reason}: the pool closest to fitting
  *   explains it (insufficient capacity, then missing fabric, then no match);
@@ -22,9 +22,9 @@
  *   placed inside one placement tier (docs/placement-policy.md).
  * Units: devices per node, and nodes for whole-node pods.
  */
-import { type Charge, msgNodesShort, type PodDemand, type PoolCapacity } from './capacity.js';
+import { type Charge, msgNodesShort, type PodDemand, type PoolCapacity } from '../lib/fleet/capacity.js';
 import type { CompiledEngine, MatchTable } from './matching.js';
-import type { EnginePlacement, FleetCluster, MemberPlacement, Pool, ResolvedRequest } from './model.js';
+import type { EnginePlacement, FleetCluster, MemberPlacement, Pool, ResolvedRequest } from '../lib/fleet/model.js';
 
 /**
  * Why a cluster took no replica, ordered so that sorting by kind lists the
@@ -55,7 +55,7 @@ export const REASON_NO_GATEWAY = 'no gateway address';
 export const REASON_NO_POOLS = 'no GPU pools published';
 export const DETAIL_SYNTHETIC_ONLY = 'only Synthetic devices match';
 
-/** `pool <name> has no multi-node fabric` (spec/README.md item 7). */
+/** `pool <name> has no multi-node fabric` (docs/design.md#multi-node-needs-a-fabric). */
 export function noFabric(pool: string): string {
   return `pool ${pool} has no multi-node fabric`;
 }
@@ -115,7 +115,7 @@ type EngineFit = { ok: true; pool: number; charge: Charge; members: MemberPlacem
 
 /**
  * Places one engine on one pool of `cluster`, charging `caps` on success
- * (model-side.md §3.6b). `allow`, when given, is the placement policy's pool
+ * (docs/kinds/modeldeployment.md#placing-a-replica-on-one-cluster). `allow`, when given, is the placement policy's pool
  * filter (fill.ts): other pools are not tried.
  */
 export function placeEngine(engine: CompiledEngine, cluster: FleetCluster, caps: readonly PoolCapacity[], table: MatchTable, allow?: (pool: Pool) => boolean): EngineFit {

@@ -20,7 +20,7 @@
  *   drain-back off (the floor still holds).
  */
 import type { DeploymentSpec } from './deployment.js';
-import type { Candidate, FleetCluster, ObservedReplica } from './model.js';
+import type { Candidate, FleetCluster, ObservedReplica } from '../lib/fleet/model.js';
 import { msgDrainBack, msgSpotFloor, onSpot, tierName } from './policy.js';
 
 /** A replica kept from the observed state with the candidate it becomes. */

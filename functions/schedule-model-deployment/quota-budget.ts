@@ -20,7 +20,7 @@
 import { devicesPerNode, limitCounts, msgOverQuota, msgQuotaExceeded, msgQuotaUnresolved, type Quota, usage } from '../lib/quota.js';
 import type { KubeObject } from '../lib/function.js';
 import type { DeploymentSpec } from './deployment.js';
-import type { EnginePlacement, FleetCluster, ObservedReplica } from './model.js';
+import type { EnginePlacement, FleetCluster, ObservedReplica } from '../lib/fleet/model.js';
 import { type Reason, ReasonKind } from './placement.js';
 
 /** One member's demand: its pool's class, its pods and the devices each takes. */

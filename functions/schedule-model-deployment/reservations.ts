@@ -2,8 +2,8 @@
  * Room kept for the replicas ahead in an over-capacity queue, so that a
  * burst that lost the same pool does not all land on the next cluster too.
  *
- * When a burst of deployments took the same free devices (README: Capacity
- * across deployments), the cluster's ledger marks the losers over capacity,
+ * When a burst of deployments took the same free devices
+ * (docs/concepts.md#capacity-across-deployments), the cluster's ledger marks the losers over capacity,
  * oldest first (arrival.ts). Each loser's scheduler re-places its replica,
  * and all of them read the same ledgers: left alone, every one would pick the
  * same next cluster (ties go by cluster name), lose there again but one
@@ -21,10 +21,10 @@
  * deployment are not reserved for (our fill places them). Linear in the
  * queue ahead times the clusters tried.
  */
-import { compareSlots, type Slot } from './arrival.js';
-import type { Capacity, PodDemand } from './capacity.js';
-import { publishedSlots } from './ledger.js';
-import type { FleetCluster, Pool } from './model.js';
+import { compareSlots, type Slot } from '../lib/fleet/arrival.js';
+import type { Capacity, PodDemand } from '../lib/fleet/capacity.js';
+import { publishedSlots } from '../lib/fleet/ledger.js';
+import type { FleetCluster, Pool } from '../lib/fleet/model.js';
 
 /** One of our replicas over capacity: where it waits. */
 export interface Waiting {

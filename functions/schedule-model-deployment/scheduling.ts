@@ -1,7 +1,8 @@
 /**
  * The fleet scheduler: decides on which (InferenceCluster, pool) each replica
- * of a ModelDeployment runs (model-side.md §3, spec/README.md items 4, 5, 7,
- * 11, 12).
+ * of a ModelDeployment runs (docs/kinds/modeldeployment.md#scheduling; docs/design.md#namespaces-are-identity,
+ * docs/design.md#explained-placement, docs/design.md#multi-node-needs-a-fabric,
+ * docs/design.md#make-before-break, docs/design.md#devices-not-nodes).
  *
  * One pure function, {@link schedule}, recomputed from scratch on every call
  * and run as named phases:
@@ -24,7 +25,7 @@
  *      becomes `retiring` too, so it is replaced where there is room;
  *   3. scale down: surplus current replicas go, most-loaded cluster first
  *      (ties: later cluster name, then highest index);
- *   4. retire (make before break, issue 16): retiring replicas are kept while
+ *   4. retire (docs/design.md#make-before-break): retiring replicas are kept while
  *      the current spec has fewer than `replicas - maxUnavailable` Ready
  *      replicas, Ready ones first; the rest go; failover replicas are kept
  *      while fewer than `replicas` are Ready elsewhere (maxUnavailable does
@@ -74,17 +75,21 @@
  *   cluster is not listed while a fetched cluster has no readable name
  *   (it could be that one) is held instead of going as "cluster gone".
  * - Ownership is (namespace, label modelplane.ai/deployment): a same-named
- *   deployment in another namespace is "another deployment" (README item 4).
+ *   deployment in another namespace is "another deployment"
+ *   (docs/design.md#namespaces-are-identity).
  * - Costs in devices (capacity.ts): each pod of a claiming member needs its
  *   requests on one node; gang pods and exclusive classes take whole nodes; a
  *   claimless member nothing. CEL runs once per (class, request) per call.
  *
- * Deliberate divergences from the reference scheduler, all from
- * spec/README.md: ownership includes the namespace (item 4); refusals are
- * explained per cluster (item 5); gangs need a pool with a multi-node fabric,
- * both when placed and when retained (item 7); replicas that must move are
- * replaced before they go (item 11; the reference drops them first); capacity
- * is counted in devices (item 12; the reference charges a node per pod).
+ * Deliberate divergences from the reference scheduler, each a section of
+ * docs/design.md: ownership includes the namespace
+ * (docs/design.md#namespaces-are-identity); refusals are explained per cluster
+ * (docs/design.md#explained-placement); gangs need a pool with a multi-node
+ * fabric, both when placed and when retained
+ * (docs/design.md#multi-node-needs-a-fabric); replicas that must move are
+ * replaced before they go (docs/design.md#make-before-break; the reference
+ * drops them first); capacity is counted in devices
+ * (docs/design.md#devices-not-nodes; the reference charges a node per pod).
  * New placement picks the same cluster as the reference's "try every
  * cluster, take the minimum (load, name)" but visits clusters lazily in that
  * order: a cluster that cannot take a replica now cannot later in the same
@@ -92,11 +97,11 @@
  * O(1 + replicas placed on it) times.
  */
 import type { DeploymentSpec } from './deployment.js';
-import type { Fleet } from './fleet.js';
-import { ledgerCapacity, overCapacityIn } from './ledger.js';
-import type { DeviceMatcher } from './matcher.js';
+import type { Fleet } from '../lib/fleet/fleet.js';
+import { ledgerCapacity, overCapacityIn } from '../lib/fleet/ledger.js';
+import type { DeviceMatcher } from '../lib/fleet/matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
-import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from './model.js';
+import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from '../lib/fleet/model.js';
 import { toCelDevice } from '../lib/cel/index.js';
 import { type HealthState, reachable } from '../lib/health.js';
 import { reserveAhead } from './reservations.js';
@@ -272,7 +277,7 @@ export function schedule(input: ScheduleInput): ScheduleOutcome {
 }
 
 /**
- * Phase 2 (model-side.md §3.3): our replicas that still fit where they are
+ * Phase 2 (docs/kinds/modeldeployment.md#keeping-existing-replicas): our replicas that still fit where they are
  * (`current`, first claimant of an identity that fits wins), and those that
  * must move from a present, Ready cluster (`moving`, composed at their
  * previous spec while they stay). Replicas on a gone or not-Ready cluster,
@@ -514,7 +519,7 @@ function reResolve(
 }
 
 /**
- * Phase 3 (model-side.md §3.9): while there are more than `desired`, removes
+ * Phase 3 (docs/kinds/modeldeployment.md#scale-down): while there are more than `desired`, removes
  * the replica with the largest (load of its cluster, cluster name, index).
  */
 function scaleDown(retained: readonly Retained[], desired: number): Retained[] {

@@ -1,6 +1,6 @@
 /**
- * The ModelDeployment's status, conditions and messages (model-side.md §2.4,
- * spec/README.md items 5 and 6).
+ * The ModelDeployment's status, conditions and messages (docs/kinds/modeldeployment.md#status-and-conditions,
+ * docs/design.md#explained-placement and docs/design.md#scale-to-zero).
  *
  * Guarantees:
  * - Every message format is a constant or a helper here; the same state
@@ -12,7 +12,7 @@
  */
 import { type Condition, condition, type JsonObject } from '../lib/function.js';
 import type { DeploymentSpec } from './deployment.js';
-import type { Candidate } from './model.js';
+import type { Candidate } from '../lib/fleet/model.js';
 import type { Reason } from './placement.js';
 import type { RolloutState } from './scheduling.js';
 
@@ -20,7 +20,7 @@ import type { RolloutState } from './scheduling.js';
 export const TYPE_SCHEDULED = 'ReplicasScheduled';
 export const TYPE_READY = 'ReplicasReady';
 export const TYPE_CACHE = 'ModelCacheResolved';
-/** Where a rollout stands (issue 16), as a Deployment's Progressing condition. */
+/** Where a rollout stands (docs/design.md#make-before-break), as a Deployment's Progressing condition. */
 export const TYPE_PROGRESSING = 'Progressing';
 
 /** Condition reasons. */
@@ -144,7 +144,7 @@ export function msgPolicyMoving(atSpec: number, desired: number, n: number): str
 export const MSG_UP_TO_DATE = 'Every replica runs the current spec';
 
 /**
- * Progressing (issue 16): False/FailoverBlocked when replicas on an
+ * Progressing (docs/design.md#make-before-break): False/FailoverBlocked when replicas on an
  * Unavailable or drained cluster must be re-placed and fit nowhere (they
  * stay; docs/failover.md); False/RolloutBlocked when replicas of the previous
  * spec (or over capacity) must be replaced and the current spec fits nowhere
@@ -227,7 +227,7 @@ export function msgNotes(notes: readonly string[]): string {
   return `; ${shown.join('; ')}`;
 }
 
-/** ReplicasReady from R ready of N placed (model-side.md §2.4), with what is held ({@link msgNotes}) appended. */
+/** ReplicasReady from R ready of N placed (docs/kinds/modeldeployment.md#conditions), with what is held ({@link msgNotes}) appended. */
 export function readyCondition(ready: number, total: number, notes: readonly string[] = []): Condition {
   if (total === 0) return condition(TYPE_READY, false, REASON.NoReplicasScheduled);
   const message = `${ready} of ${total} ready${msgNotes(notes)}`;

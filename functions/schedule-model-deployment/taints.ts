@@ -1,6 +1,6 @@
 /**
  * Taints and tolerations between InferenceClusters and ModelDeployments
- * (model-side.md §3.7), with Kubernetes core/v1 `Toleration.ToleratesTaint`
+ * (docs/kinds/modeldeployment.md#taints-and-tolerations), with Kubernetes core/v1 `Toleration.ToleratesTaint`
  * semantics restricted to the two effects clusters can carry.
  *
  * Guarantees:
@@ -11,7 +11,7 @@
  *   untolerated NoExecute taint also drains existing ones. Tolerating one
  *   taint never covers another.
  */
-import type { Taint, Toleration } from './model.js';
+import type { Taint, Toleration } from '../lib/fleet/model.js';
 
 /** True when `t` tolerates `taint`. */
 export function tolerates(t: Toleration, taint: Taint): boolean {

@@ -7,15 +7,17 @@
  *
  * Three groups:
  * - `crd-xrd`: every XRD of apis/ as Crossplane converts it, alone and with
- *   every object of its kind under examples/ and ../shared/corpus/seeds/,
+ *   every object of its kind under examples/ and the published seed
+ *   manifests (shared/corpus/seeds beside the repository),
  *   plus seeded mutations of those objects (fields deleted, lists
  *   duplicated, values of other types);
- * - `crd-vendored`: every vendored CRD of ../shared/crds with rules, alone and
+ * - `crd-vendored`: every CRD of the provider CRD snapshot (shared/crds beside
+ *   the repository) with rules, alone and
  *   with the composed objects of its kind in the examples' goldens;
  * - `crd-lib`: hand-written schemas and rules for each type mapping, list
  *   type, string format, library, transition rule, message and cost limit.
  * Schemas of the first two are referenced by apiVersion and kind (resolved
- * from apis/ and ../shared/crds when asked and when compared), not copied.
+ * from apis/ and the provider CRD snapshot when asked and when compared), not copied.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,7 +29,7 @@ import { libraryCrdQuestions } from './cases-crd-lib.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** A schema by reference: the served version of a kind in apis/ or ../shared/crds. */
+/** A schema by reference: the served version of a kind in apis/ or the provider CRD snapshot. */
 export interface SchemaRef {
   readonly apiVersion: string;
   readonly kind: string;
@@ -44,7 +46,7 @@ export interface CrdQuestion {
 
 let registry: SchemaRegistry | undefined;
 
-/** apis/ and ../shared/crds, as the test helpers see them. */
+/** apis/ and the provider CRD snapshot, as the test helpers see them. */
 export function crdSchemaRegistry(): SchemaRegistry {
   registry ??= loadXrds(join(root, 'apis'), loadCrds(join(root, '..', 'shared', 'crds'), new SchemaRegistry()));
   return registry;

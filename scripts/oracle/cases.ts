@@ -1,6 +1,6 @@
 /**
  * The hand-picked oracle questions: seed selectors, the acceptance cases of
- * model-side.md §11.3–11.5, every quantity suffix and exponent form with
+ * test/cel/acceptance.test.ts (CEL, quantities, semver), every quantity suffix and exponent form with
  * boundaries, semver with prereleases. Library and syntax questions are in
  * cases-libraries.ts.
  */
@@ -178,7 +178,7 @@ export function acceptanceQuestions(): CelQuestion[] {
   return out;
 }
 
-/** Quantity operations through CEL, on pairs of quantity literals (§11.4 and more). */
+/** Quantity operations through CEL, on pairs of quantity literals (the quantity acceptance cases and more). */
 export function quantityQuestions(): CelQuestion[] {
   const values = ['0', '1', '-1', '12Mi', '200M', '0.2G', '2M', '0.002G', '2000k', '50M', '50Mi', '100M', '150Mi', '50k', '8Ei', '10Ei', '-10Ei', '7Ei', '256E', '1Ei', '0.0000000004', '0.000000001', '1n', '0.5Ki', '1.5', '1e3', '1000E', '50000000G', '50.703k', '9223372036854775807', '1m'];
   const out: CelQuestion[] = [];

@@ -18,7 +18,7 @@ export type OracleCase =
       readonly kind: 'crd';
       /** The root schema, inline (hand-written cases) … */
       readonly schema?: JSONSchemaProps;
-      /** … or by reference to apis/ or ../shared/crds. */
+      /** … or by reference to apis/ or the provider CRD snapshot. */
       readonly schemaRef?: SchemaRef;
       readonly object?: unknown;
       readonly oldObject?: unknown;

@@ -8,7 +8,7 @@
  */
 import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
 
-/** XR name of every acceptance case (cloud-providers.md §8). */
+/** XR name of every acceptance case (docs/clouds.md). */
 export const XR = 'test-cluster';
 /** XR namespace of every acceptance case. */
 export const NS = 'modelplane-system';

@@ -16,7 +16,7 @@ import type {
 
 /** Name of every InferenceCluster in the acceptance cases. */
 export const IC = 'test-cluster';
-/** `child_name("test-cluster", "cluster-kubeconfig")` (platform-side.md §0.3, verified). */
+/** `child_name("test-cluster", "cluster-kubeconfig")` (docs/clouds.md#names, verified). */
 export const CPC_NAME = 'test-cluster-cluster-kubeconfig-d0f89';
 /** `child_name("test-cluster", "serving-stack")` (verified). */
 export const SS_NAME = 'test-cluster-serving-stack-fd00b';
@@ -74,7 +74,7 @@ export function inferenceClass(name: string, devices: JsonObject[], provisioning
   };
 }
 
-/** The five acceptance classes (platform-side.md §13). */
+/** The five acceptance classes (docs/kinds/inferenceclass.md). */
 export const classes = {
   gkeL4: () =>
     inferenceClass('gpu-l4', [gpuDevice(1, '24Gi')], {
@@ -194,7 +194,7 @@ export function expectedBackendUsage(kind: string): KubeObject {
   };
 }
 
-/** Expected "std status" (platform-side.md §13) plus extras. */
+/** Expected "std status" (docs/kinds/inferencecluster.md#status) plus extras. */
 export function stdStatus(pools: JsonObject[], extra: JsonObject = {}): JsonObject {
   return { providerConfigRef: { name: CPC_NAME }, namespace: 'modelplane-system', gpuPools: pools, ...extra };
 }

@@ -1,7 +1,7 @@
 /**
  * Builders for InferenceQuota tests: the quota XR and InferenceClusters
  * publishing capacity ledgers (`status.gpuPools[].used.holders[]`, the shape
- * schedule-model-deployment/ledger.ts writes). Short and immutable: every
+ * lib/fleet/ledger.ts writes). Short and immutable: every
  * call returns a fresh object.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';

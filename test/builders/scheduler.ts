@@ -1,7 +1,7 @@
 /**
  * Test builders for the fleet scheduler (ModelDeployment, InferenceCluster
  * status, ModelReplica): short, immutable, every call a fresh object.
- * Defaults are the fixtures of model-side.md §11.1/§11.2: deployment
+ * Defaults are the reference's acceptance fixtures (docs/kinds/modeldeployment.md): deployment
  * `my-model` in `ml-team`, engine `main` with one Standalone member requesting
  * one `gpu`; cluster Ready with a gateway and pool `default` of 2 nodes with
  * one DRA gpu device (count 1, 141Gi).
@@ -9,13 +9,13 @@
  * the function's own matcher; `sel.*` makes the three forms the cases use.
  */
 import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';
-import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
+import { withUsage } from '../../functions/lib/fleet/cluster-usage.js';
 import { REQ_REPLICAS } from '../../functions/schedule-model-deployment/compose.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
-import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
-import type { DeviceMatcher } from '../../functions/schedule-model-deployment/matcher.js';
-import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role, RolloutRole } from '../../functions/schedule-model-deployment/model.js';
+import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
+import { celMatcher } from '../../functions/lib/fleet/cel-matcher.js';
+import type { DeviceMatcher } from '../../functions/lib/fleet/matcher.js';
+import type { Candidate, EnginePlacement, MemberPlacement, PoolDevice, ResolvedRequest, Role, RolloutRole } from '../../functions/lib/fleet/model.js';
 import { type ScheduleOutcome, schedule } from '../../functions/schedule-model-deployment/scheduling.js';
 
 export const NS = 'ml-team';
@@ -216,7 +216,7 @@ export function obs(resource: KubeObject): ObservedResource {
 /**
  * The clusters as their own function publishes them once it has read the
  * replicas labelled for it: each pool with its capacity ledger
- * (`status.gpuPools[].used`, compose-inference-cluster/usage.ts) computed from
+ * (`status.gpuPools[].used`, lib/fleet/cluster-usage.ts) computed from
  * `replicas` (the fleet's). A cluster whose `gpuPools` is not a list of
  * objects is left as it is.
  */
@@ -235,7 +235,8 @@ export function withLedgers(clusters: readonly KubeObject[], replicas: readonly 
 /**
  * A fresh ComposeRequest; `required` keys absent stay "not fetched yet".
  * `required['all-replicas']` is the fleet's ModelReplicas, delivered as
- * Crossplane does since issue 17: the clusters carry the ledgers their
+ * Crossplane does since the capacity ledger (docs/design.md#the-capacity-ledger):
+ * the clusters carry the ledgers their
  * function computes from them ({@link withLedgers}) and the scheduler's
  * `own-replicas` requirement gets the XR's own (namespace, label
  * modelplane.ai/deployment). `ledgers: false` leaves the clusters as given.

@@ -1,8 +1,8 @@
 /**
- * compose-model-cache: every acceptance case of model-side.md §11.9 (XR
+ * compose-model-cache: every acceptance case of the reference, docs/kinds/modelcache.md (XR
  * `qwen` in ml-team, repo Qwen/Qwen3-0.6B, sizeGiB 20), plus the declared
- * gaps of spec/README.md item 16 (Unsupported clusters) and the keep-children
- * rule of item 2.
+ * gaps of docs/design.md#declared-capabilities (Unsupported clusters) and the
+ * keep-children rule of docs/design.md#keep-what-exists.
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-model-cache/compose.js';
@@ -131,7 +131,7 @@ function run(xr: KubeObject, required: Record<string, KubeObject[]>, obs: Record
   return compose(req);
 }
 
-describe('compose-model-cache (model-side.md §11.9)', () => {
+describe('compose-model-cache (docs/kinds/modelcache.md)', () => {
   it('GKE cluster, nothing observed: PVC + Job (env []), Pending, Hydrating, Staging event, bare clusters requirement', () => {
     expect(run(cache(), { clusters: [gke()] })).toEqual({
       resources: { 'pvc-cluster-a': { resource: pvc() }, 'hydrate-cluster-a': { resource: job() } },
@@ -234,7 +234,7 @@ describe('compose-model-cache (model-side.md §11.9)', () => {
     });
   });
 
-  it('clusters not fetched yet with children observed: the children are kept (README item 2)', () => {
+  it('clusters not fetched yet with children observed: the children are kept (docs/design.md#keep-what-exists)', () => {
     const out = run(cache(), {}, { 'pvc-cluster-a': bound() });
     expect(Object.keys(out.resources)).toEqual(['pvc-cluster-a']);
     expect(out.resources['pvc-cluster-a']!.ready).toBe(true);
@@ -294,7 +294,7 @@ describe('compose-model-cache (model-side.md §11.9)', () => {
   });
 });
 
-describe('declared gaps (spec/README.md item 16)', () => {
+describe('declared gaps (docs/design.md#declared-capabilities)', () => {
   const vultr = () => cluster('vultr-demo', { capability: { reason: VULTR_REASON } });
   const eks = () => cluster('eks-a', { capability: { name: 'modelplane-rwx-efs' } });
 

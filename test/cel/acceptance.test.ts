@@ -1,5 +1,6 @@
 /**
- * The CEL, quantity and semver acceptance lists of model-side.md §11.3–11.5,
+ * The CEL, quantity and semver acceptance lists of the reference
+ * (docs/kinds/modeldeployment.md#device-selectors),
  * with Kubernetes' answers (each expression is also an oracle case, so these
  * values are the real Kubernetes ones). Where the Python reference was more
  * permissive than Kubernetes, the Kubernetes answer is used and noted:
@@ -175,7 +176,7 @@ const SEMVER_FALSE = [
   'semver("1.0.0").isGreaterThan(semver("1.0.0"))',
 ];
 
-describe('model-side.md §11.3 CEL acceptance (Kubernetes answers)', () => {
+describe('CEL acceptance, docs/kinds/modeldeployment.md#device-selectors (Kubernetes answers)', () => {
   it.each(CEL)('%s', (expression, device, want) => {
     expect(outcome(expression, device)).toBe(want);
   });
@@ -191,13 +192,13 @@ describe('model-side.md §11.3 CEL acceptance (Kubernetes answers)', () => {
   });
 });
 
-describe('model-side.md §11.4 quantity acceptance', () => {
+describe('quantity acceptance, docs/kinds/modeldeployment.md#quantities', () => {
   it.each(QUANTITY_TRUE)('%s is true', (e) => expect(outcome(e, EMPTY)).toBe(true));
   it.each(QUANTITY_FALSE)('%s is false', (e) => expect(outcome(e, EMPTY)).toBe(false));
   it.each(QUANTITY_ERROR)('%s fails at evaluation (not matched)', (e) => expect(outcome(e, EMPTY)).toBe('error'));
 });
 
-describe('model-side.md §11.5 semver acceptance', () => {
+describe('semver acceptance, docs/kinds/modeldeployment.md#semantic-versions', () => {
   it.each(SEMVER_TRUE)('%s is true', (e) => expect(outcome(e, EMPTY)).toBe(true));
   it.each(SEMVER_FALSE)('%s is false', (e) => expect(outcome(e, EMPTY)).toBe(false));
 });

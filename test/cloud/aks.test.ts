@@ -1,6 +1,6 @@
 /**
  * compose-aks-cluster: whole-response table tests for every acceptance case
- * of cloud-providers.md §8.3, the AKS case of §8.6 (a gated object observed
+ * of docs/clouds.md#aks, the case of a gated object observed
  * without the cluster is never dropped), and our additions (a class without
  * an AKS VM size, the pool names the default pool takes, a System-role pool,
  * an unparsable spec). Case 1's bodies are the reviewed golden; its literal

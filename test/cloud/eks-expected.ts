@@ -1,6 +1,6 @@
 /**
- * Expected outputs of compose-eks-cluster, written from cloud-providers.md
- * §2.3 and §8.1 (never built with production code): the reviewed golden of
+ * Expected outputs of compose-eks-cluster, written from docs/clouds.md#eks
+ * (never built with production code): the reviewed golden of
  * XR A's first pass, the literal bodies the other cases add, and small
  * helpers that express a case as a change to the golden.
  */

@@ -1,7 +1,7 @@
 /**
- * The golden of §8.1 case 1 checked against the facts the spec states
- * literally (cloud-providers.md §8.1 cases 2–10, §1.3 name vectors, §2.8 IAM
- * JSON), so the golden the table tests build on is not merely what the code
+ * The golden of the first EKS case checked against facts written out by hand
+ * (cases 2–10, docs/clouds.md#names, the IAM JSON of docs/clouds.md#eks-iam),
+ * so the golden the table tests build on is not merely what the code
  * happened to print.
  */
 import { describe, expect, it } from 'vitest';

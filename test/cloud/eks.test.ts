@@ -1,6 +1,6 @@
 /**
  * compose-eks-cluster: whole-response table tests for every acceptance case
- * of cloud-providers.md §8.1 (cases 2–10 are facts inside case 1's golden,
+ * of docs/clouds.md#eks (cases 2–10 are facts inside case 1's golden,
  * checked in eks-golden.test.ts). Each case is a fresh request and the entire
  * expected response, expressed as a change to the reviewed golden.
  */

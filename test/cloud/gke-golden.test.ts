@@ -1,6 +1,6 @@
 /**
- * The golden of cloud-providers.md §8.2 case 1 checked against the facts the
- * spec states literally (cases 2–5, §1.3 name vectors, §1.6 system pool), so
+ * The golden of the first GKE case checked against facts written out by hand
+ * (cases 2–5, docs/clouds.md#names, docs/clouds.md#the-system-pool), so
  * the golden the GKE table tests build on is not merely what the code
  * happened to print.
  */

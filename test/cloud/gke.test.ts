@@ -1,6 +1,6 @@
 /**
  * compose-gke-cluster: whole-response table tests for every acceptance case
- * of cloud-providers.md §8.2, the GKE cases of §8.6, and our additions (a
+ * of docs/clouds.md#gke, and our additions (a
  * class without a GKE machine type, pool names the function refuses, an
  * unparsable spec, a ProviderConfig without a project, waits that keep what
  * exists). Cases 2–5 of §8.2 are facts inside case 1's golden, checked

@@ -1,7 +1,7 @@
 /**
- * The golden of cloud-providers.md §8.4 case 1 checked against the facts the
- * spec states literally (§5.3 bodies, the exact cloud-init document, §1.3
- * name vectors, §1.6 system node group), so the golden the Nebius table
+ * The golden of the first Nebius case checked against facts written out by
+ * hand (docs/clouds.md#nebius-resources, the exact cloud-init document,
+ * docs/clouds.md#names, docs/clouds.md#the-system-pool), so the golden the Nebius table
  * tests build on is not merely what the code happened to print.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * compose-nebius-cluster: whole-response table tests for every acceptance
- * case of cloud-providers.md §8.4, the Nebius cases of §8.6, and our
+ * case of docs/clouds.md#nebius, and our
  * additions (credentials kept through a transient or user error, a class
  * without a Nebius platform, an unparsable spec). Case 1's bodies are the
  * reviewed golden; its literal facts are checked in nebius-golden.test.ts.

@@ -1,8 +1,8 @@
 /**
  * The seed clusters (../shared/corpus/seeds: the three demo EKS clusters and
  * the Vultr demo cluster), as the EKSCluster / VultrCluster XRs under
- * examples/, compose to the spec's full resource sets (cloud-providers.md
- * §0: EKS first pass 50 keys; Vultr 1 before the cluster is Ready, 4 after),
+ * examples/, compose to their full resource sets (docs/clouds.md:
+ * EKS first pass 50 keys; Vultr 1 before the cluster is Ready, 4 after),
  * and every composed object is valid against its real CRD. The goldens of
  * those folders are checked byte for byte by test/render/golden.test.ts.
  */

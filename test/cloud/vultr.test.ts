@@ -1,6 +1,6 @@
 /**
  * compose-vultr-cluster: whole-response table tests — every acceptance case of
- * cloud-providers.md §8.5, the §8.6 Vultr extra, and our additions (a class
+ * docs/clouds.md#vultr, and our additions (a class
  * without a Vultr plan, the reserved `system` pool, an unparseable spec,
  * status limitations).
  */

@@ -1,5 +1,5 @@
 /**
- * End to end on a real control plane (issue 12): kube-apiserver, etcd and
+ * End to end on a real control plane: kube-apiserver, etcd and
  * Crossplane core built from the pinned Go modules, Modelplane installed from
  * its xpkgs, the seeds applied unchanged with kubectl, a real
  * provider-kubernetes writing to a second API server. Every assertion is on
@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
-import { middlewareName } from '../../functions/compose-model-service/auth.js';
+import { middlewareName } from '../../functions/lib/key-validator.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
 import { backToHttp, overHttps, TLS_HOST } from './front-door-tls.js';
 import { asAiGateway, KEY_A, KEY_B } from './ai-gateway.js';

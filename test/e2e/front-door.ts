@@ -1,6 +1,6 @@
 /**
- * The front door through real Traefik on the real control plane (issue 19
- * part 7), the e2e suite's last step: Traefik v3.7.13 (built by
+ * The front door through real Traefik on the real control plane
+ * (docs/front-door.md), the e2e suite's last step: Traefik v3.7.13 (built by
  * `npm run traefik:build`) runs inside the control plane's network namespace
  * with its Gateway API and Kubernetes CRD providers reading the API server,
  * so it routes by the GatewayClass, Gateway, HTTPRoute and Middleware our

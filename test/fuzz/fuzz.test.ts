@@ -1,5 +1,5 @@
 /**
- * The fuzzer in the suite (issue 18): every function gets mutated requests
+ * The fuzzer in the suite (docs/design.md#tested-against-the-real-thing): every function gets mutated requests
  * from the examples' recorded requests, in process (the protobuf round trip
  * on both sides, no catch), and every response holds the invariants of
  * invariants.ts. Seeded (run seed 1) and bounded: {@link CASES} per

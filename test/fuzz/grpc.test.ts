@@ -1,5 +1,5 @@
 /**
- * The hostile inputs the first fuzzing run found (issue 18), over real gRPC:
+ * The hostile inputs the first fuzzing run found, over real gRPC:
  * each function's server as Crossplane runs it, requests recorded from the
  * examples and then broken.
  * - compose-inference-class with a `null` device answered

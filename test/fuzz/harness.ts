@@ -41,7 +41,7 @@ export class InProcessCaller implements Caller {
   readonly name = 'in-process';
   async call(fn: string, req: RunFunctionRequest): Promise<CallOutcome> {
     const compose = await loadCompose(fn);
-    // Nesting beyond protobufjs' decoder limit cannot cross the wire (issue 17):
+    // Nesting beyond protobufjs' decoder limit cannot cross the wire (docs/design.md#our-own-runfunction-codec):
     // such a request is handed to the core as it is.
     let wire: RunFunctionRequest;
     try {
@@ -110,7 +110,7 @@ export interface Finding extends Violation {
 export interface FunctionReport {
   fn: string;
   cases: number;
-  /** Cases not sent because they nest too deep for the gRPC path (issue 17). */
+  /** Cases not sent because they nest too deep for the gRPC path (docs/design.md#our-own-runfunction-codec). */
   skippedDeep: number;
   findings: Finding[];
 }

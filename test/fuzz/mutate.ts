@@ -16,7 +16,8 @@
  * Guarantees: the same seed request and generator state give the same case;
  * the seed request is never modified; a case whose XR or observed object
  * nests deeper than {@link GRPC_MAX_DEPTH} is marked in-process only (the
- * gRPC decoder's nesting limit is issue 17's, not this fuzzer's).
+ * gRPC decoder's nesting limit is the codec's, docs/design.md#our-own-runfunction-codec,
+ * not this fuzzer's).
  */
 import type { RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
 import type { Rng } from './random.js';
@@ -63,7 +64,7 @@ export interface Mutation {
 export interface FuzzCase {
   request: RunFunctionRequest;
   mutations: Mutation[];
-  /** True when the request nests too deep for the gRPC path (issue 17). */
+  /** True when the request nests too deep for the gRPC path (docs/design.md#our-own-runfunction-codec). */
   inProcessOnly: boolean;
 }
 

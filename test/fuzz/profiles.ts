@@ -11,7 +11,7 @@ export interface Profile {
   reason: string;
   /**
    * Observed keys the spec removes when a requirement is fetched and empty
-   * (`required-absent`: "absent" is an answer, spec/README.md item 3, not a
+   * (`required-absent`: "absent" is an answer, docs/design.md#not-fetched-yet-is-not-absent, not a
    * transient): requirement name → the keys that may go, with why.
    */
   absentDrops?: Readonly<Record<string, { keys: readonly string[]; reason: string }>>;
@@ -25,14 +25,14 @@ export const PROFILES: Readonly<Record<string, Profile>> = {
     absentDrops: {
       // Not a false drop: the replica guard exists only while ModelReplicas are scheduled to the
       // cluster; with `model-replicas` fetched and empty it goes, so the cluster becomes deletable
-      // (platform-side.md §7.2 step 1, acceptance ICL-G2). Keeping it would block deletion forever.
-      'model-replicas': { keys: ['usage-replicas'], reason: 'the replica guard goes when no ModelReplica is scheduled to the cluster (platform-side.md §7.2 step 1, ICL-G2)' },
+      // (docs/kinds/inferencecluster.md#the-replica-guard, acceptance ICL-G2). Keeping it would block deletion forever.
+      'model-replicas': { keys: ['usage-replicas'], reason: 'the replica guard goes when no ModelReplica is scheduled to the cluster (docs/kinds/inferencecluster.md#the-replica-guard, ICL-G2)' },
     },
   },
   'compose-usages': {
     readsSpec: false,
     reason:
-      'generic ProviderConfig protection (platform-side.md §9): it reads the desired state of the step before it and the XR namespace, never the spec; compose-serving-stack, earlier in the same pipeline, reports an invalid ServingStack',
+      'generic ProviderConfig protection (docs/kinds/servingstack.md#providerconfig-protection): it reads the desired state of the step before it and the XR namespace, never the spec; compose-serving-stack, earlier in the same pipeline, reports an invalid ServingStack',
   },
 };
 

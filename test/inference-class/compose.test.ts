@@ -1,6 +1,6 @@
 /**
- * compose-inference-class: whole-response table tests (platform-side.md §13.1,
- * with our published devices and multiNode of spec/README.md item 7).
+ * compose-inference-class: whole-response table tests (docs/kinds/inferenceclass.md#what-the-function-does,
+ * with our published devices and multiNode of docs/design.md#multi-node-needs-a-fabric).
  */
 import { Ready, RunFunctionRequest, RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { childName, MAX_NAME_LENGTH, opaqueName, shortHash } from '../../functions/lib/names.js';
 
-describe('childName: every vector of model-side.md §0.1 and cloud-providers.md §1.3', () => {
+describe('childName: every vector of docs/kinds/modeldeployment.md#names-and-hashes and docs/clouds.md#names', () => {
   const vectors: [string[], string][] = [
     [['modelcache', 'ml-team', 'qwen'], 'modelcache-ml-team-qwen-17db2'],
     [['modelcache', 'ml-team', 'qwen', 'hydrate'], 'modelcache-ml-team-qwen-hydrate-256ec'],

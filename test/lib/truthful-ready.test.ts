@@ -1,6 +1,6 @@
 /**
- * Ready tells the truth (ARCHITECTURE.md rule 7; issue 12: conditions that
- * contradicted each other on a real control plane). Each case is a state
+ * Ready tells the truth (docs/design.md#ready-means-serving-what-was-asked;
+ * found as conditions that contradicted each other on a real control plane). Each case is a state
  * where every composed resource is ready, so Crossplane alone would report
  * Ready=True, but the XR does not serve what was asked: the function sets the
  * desired composite's readiness False (`ready: false`), and says why in its

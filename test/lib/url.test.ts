@@ -1,6 +1,6 @@
 /**
  * functions/lib/url.ts: endpoint URLs as Python's urllib.parse.urlsplit reads
- * them (spec/model-side.md §9), with the stricter validity of its header.
+ * them (docs/kinds/modelendpoint.md#urls), with the stricter validity of its header.
  */
 import { describe, expect, it } from 'vitest';
 import { defaultPort, parseEndpointUrl } from '../../functions/lib/url.js';

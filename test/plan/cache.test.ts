@@ -1,5 +1,5 @@
 /**
- * `modelplane plan` of the two ModelCache examples (issue 14): the
+ * `modelplane plan` of the two ModelCache examples: the
  * prefill/decode Kimi-K2-like deployment on EKS with a cache, and a cache
  * over a fleet that includes a Vultr cluster (the declared gap). The
  * cold-start times are the simulated ones of cli/plan/providers.ts

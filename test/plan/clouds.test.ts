@@ -2,7 +2,7 @@
  * `modelplane plan` across every cloud: the bundled examples/multi-cloud/
  * (one cluster on each of EKS, GKE, AKS, Nebius, Vultr and Existing) and,
  * for GKE, AKS and Nebius, a fleet written as the reference's documentation
- * writes it (cloud-providers.md §7.1: its InferenceClusters and
+ * writes it (its InferenceClusters and
  * InferenceClasses, unchanged, with the provider config the getting-started
  * creates) plans to Ready with replicas placed.
  */
@@ -116,7 +116,7 @@ function gpu(count: number, memory: string, architecture: string): JsonObject {
   };
 }
 
-/** The documentation's fleets (cloud-providers.md §7.1) with what they need besides: a gateway, a provider config, a model. */
+/** The reference documentation's fleets with what they need besides: a gateway, a provider config, a model. */
 const docFleets: { cloud: string; manifests: JsonObject[]; cluster: string; pool: string }[] = [
   {
     cloud: 'GKE',

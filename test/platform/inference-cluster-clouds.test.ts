@@ -1,6 +1,6 @@
 /**
- * compose-inference-cluster, provisioned sources: platform-side.md §13.2
- * (ICL-2, ICL-creds, ICL-4 … ICL-15) plus the extra cases of §13.6, as
+ * compose-inference-cluster, provisioned sources: docs/kinds/inferencecluster.md#provisioned-sources
+ * (cases ICL-2, ICL-creds, ICL-4 … ICL-15) plus extra cases, as
  * whole-response tables.
  */
 import { describe, expect, it } from 'vitest';
@@ -114,7 +114,7 @@ const cases: Case[] = [
   },
   {
     name: 'ICL-5 EKS not ready, ClusterProviderConfig observed (changed: kept)',
-    reason: 'spec/README.md item 2: a cluster briefly not Ready must not delete the ProviderConfig replicas use',
+    reason: 'docs/design.md#keep-what-exists: a cluster briefly not Ready must not delete the ProviderConfig replicas use',
     req: () =>
       request(eksIC(), {
         required: requiredClasses(classes.eksL4()),
@@ -403,7 +403,7 @@ const cases: Case[] = [
   },
   {
     name: 'ICL-14 Vultr first pass',
-    reason: 'a Vultr pool has no fabric to publish (VKE offers none; spec/README.md item 7)',
+    reason: 'a Vultr pool has no fabric to publish (VKE offers none; docs/design.md#multi-node-needs-a-fabric)',
     req: () => request(vultrIC(), { required: requiredClasses(classes.vultrL40s()) }),
     want: {
       resources: { 'vultr-cluster': { resource: nested('VultrCluster', vultrSpec()) } },

@@ -1,6 +1,7 @@
 /**
  * compose-inference-cluster, Existing source, replica guard and hold paths:
- * platform-side.md §13.2 (ICL-1, ICL-1b, ICL-3, ICL-G1 … ICL-G3) and the
+ * docs/kinds/inferencecluster.md#existing-clusters and docs/kinds/inferencecluster.md#the-replica-guard
+ * (cases ICL-1, ICL-1b, ICL-3, ICL-G1 … ICL-G3) and the
  * brief's "done when" cases (missing class, absent kubeconfig Secret), as
  * whole-response tables.
  */
@@ -37,7 +38,7 @@ const existing = (extra: JsonObject = {}, pools = [pool('l4-pool', 'gpu-l4')]) =
   inferenceCluster({ source: 'Existing', existing: { secretRef: { name: 'my-kubeconfig' }, ...extra } }, pools);
 const kubeconfig = { type: 'Kubeconfig', name: 'my-kubeconfig', key: 'kubeconfig' };
 const l4Pool = { name: 'l4-pool', className: 'gpu-l4', capacityType: 'OnDemand', nodes: 4, devices: [gpuDevice(1, '24Gi')], fabric: 'Ethernet' };
-/** The capacity ledger once the replicas are read and none holds a device (issue 17, usage.ts). */
+/** The capacity ledger once the replicas are read and none holds a device (docs/design.md#the-capacity-ledger, usage.ts). */
 const NO_USAGE = { nodes: 0, devices: [], holders: [] };
 /** Why an Existing cluster without a cache StorageClass has none (its declared capabilities). */
 const NO_CACHE = 'spec.cluster.existing.cache.storageClassName is not set; name an RWX StorageClass of the cluster to cache models here.';
@@ -181,7 +182,7 @@ const cases: Case[] = [
   },
   {
     name: 'waiting keeps children and status',
-    reason: 'spec/README.md items 2-3: a pass before the classes arrive changes nothing already composed or published',
+    reason: 'docs/design.md#not-fetched-yet-is-not-absent: a pass before the classes arrive changes nothing already composed or published',
     req: () => {
       const xr = existing();
       xr['status'] = { ...byoStatus([l4Pool]), conditions: [cond('Ready')] };

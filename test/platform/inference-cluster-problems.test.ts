@@ -1,6 +1,6 @@
 /**
  * compose-inference-cluster, user errors on provisioned sources
- * (platform-side.md §13.6 extra cases; spec/README.md item 2): each error is
+ * (docs/kinds/inferencecluster.md#problems-and-messages; docs/design.md#keep-what-exists): each error is
  * one ClusterReady condition and a Warning naming the field and the fix, and
  * nothing already composed is dropped.
  */

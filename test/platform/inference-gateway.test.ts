@@ -1,6 +1,6 @@
 /**
- * compose-inference-gateway: platform-side.md §13.3 (IG-1 … IG-3) and the
- * MetalLB path of §13.6 (what the Vultr and demo seeds use), as whole-response
+ * compose-inference-gateway: docs/kinds/inferencegateway.md (cases IG-1 … IG-3) and the
+ * MetalLB path (what the Vultr and demo seeds use), as whole-response
  * tables. Expected CRDs are the upstream Gateway API v1.5.1 files under
  * ../shared/crds, verbatim.
  */
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { compose } from '../../functions/compose-inference-gateway/compose.js';
 import { modelsRoute, validatorDeployment, validatorClusterRole, validatorDisruptionBudget, validatorService } from '../../functions/compose-inference-gateway/key-validator.js';
-import { validatorServiceAccount } from '../../functions/compose-model-service/auth.js';
+import { validatorServiceAccount } from '../../functions/lib/key-validator.js';
 import type { ComposeRequest, ComposeResult, Condition, DesiredResource, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cond, observed, request } from '../builders/platform.js';
 import { sharedCrdsDir } from '../helpers/crd.js';
@@ -155,7 +155,7 @@ const l2: KubeObject = {
   metadata: { name: 'modelplane', namespace: 'metallb-system' },
   spec: { ipAddressPools: ['modelplane'] },
 };
-/** The key validator (issue 19), composed from the first pass; its Deployment ready once observed Available. */
+/** The key validator (docs/design.md#an-authenticated-front-door), composed from the first pass; its Deployment ready once observed Available. */
 const validator = (deploymentReady = false): Record<string, DesiredResource> => ({
   'key-validator-serviceaccount': { resource: validatorServiceAccount() },
   'key-validator': deploymentReady ? { resource: validatorDeployment(), ready: true } : { resource: validatorDeployment() },
@@ -342,7 +342,7 @@ describe('compose-inference-gateway (§13.3)', () => {
   });
 });
 
-describe('compose-inference-gateway: spec.auth default (issue 19)', () => {
+describe('compose-inference-gateway: spec.auth default', () => {
   it('APIKey: the key validator ServiceAccount and a Role/RoleBinding on the one default key Secret', () => {
     const xr = gatewayXR();
     (xr['spec'] as JsonObject)['auth'] = { type: 'APIKey', apiKeys: { secretRef: { name: 'fleet-keys', namespace: NS } } };
@@ -386,7 +386,7 @@ describe('compose-inference-gateway: spec.auth default (issue 19)', () => {
   });
 });
 
-describe('compose-inference-gateway: the key validator in the control cluster (issue 19)', () => {
+describe('compose-inference-gateway: the key validator in the control cluster', () => {
   const labels = { 'app.kubernetes.io/name': 'modelplane-key-validator', 'app.kubernetes.io/part-of': 'modelplane' };
   const probe = (periodSeconds: number, failureThreshold: number) => ({
     httpGet: { path: '/healthz', port: 'http' },

@@ -1,6 +1,6 @@
 /**
- * compose-serving-stack: platform-side.md §13.4 (SS-1 … SS-7) and the extra
- * cases of §13.6, as whole-response tables.
+ * compose-serving-stack: docs/kinds/servingstack.md (cases SS-1 … SS-7) and
+ * extra cases, as whole-response tables.
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-serving-stack/compose.js';

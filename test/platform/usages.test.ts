@@ -1,6 +1,6 @@
 /**
- * compose-usages: platform-side.md §13.5 (US-1 … US-3) plus the key
- * collision warning of §13.6, as whole-response tables.
+ * compose-usages: docs/kinds/servingstack.md#providerconfig-protection (cases
+ * US-1 … US-3) plus the key collision warning, as whole-response tables.
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-usages/compose.js';

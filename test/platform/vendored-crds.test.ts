@@ -2,9 +2,9 @@
  * The vendored CRD bundles are the upstream files, not hand edits:
  * - functions/compose-inference-gateway/gateway-api-crds.json = the eight
  *   Gateway API v1.5.1 standard-channel CRDs, verbatim (status stubs kept;
- *   platform-side.md §10.3);
+ *   docs/kinds/inferencegateway.md#gateway-api-crds);
  * - functions/compose-serving-stack/gaie-crds.json = the three GAIE v1.0.1
- *   CRDs with server-owned status/creationTimestamp stripped (§8.6).
+ *   CRDs with server-owned status/creationTimestamp stripped (docs/kinds/servingstack.md#objects).
  * Run with UPDATE_VENDORED=1 to regenerate both from ../shared/crds.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

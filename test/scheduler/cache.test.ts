@@ -1,6 +1,6 @@
 /**
- * The deployment side of ModelCache (model-side.md §2.1 b, §2.5, §3; §11.1
- * cache cases beyond compose.test.ts; spec/README.md item 16): new replicas
+ * The deployment side of ModelCache (docs/kinds/modeldeployment.md#the-modelcache;
+ * cache cases beyond compose.test.ts; docs/design.md#declared-capabilities): new replicas
  * only inside the cache's footprint and only where it is Ready, with the
  * why-not naming the cache and the cluster; retained replicas kept whatever
  * the cache's phase.

@@ -1,5 +1,5 @@
 /**
- * The cold-start bar (issue 14; spec/README.md item 14): status.coldStart
+ * The cold-start bar (docs/design.md#production-runtime): status.coldStart
  * from the placed replicas' measured status.startup, and the
  * ColdStartWithinBar condition with the numbers.
  */

@@ -1,12 +1,13 @@
 /**
- * schedule-model-deployment end to end, model-side.md §11.1: whole-response
+ * schedule-model-deployment end to end, the reference's acceptance cases
+ * (docs/kinds/modeldeployment.md): whole-response
  * table tests (resources, status, readiness, conditions, results,
  * requirements) over fresh requests. Fixtures: deployment `my-model` in
  * `ml-team`, 1 replica, engine `main` with one Standalone member requesting
  * `gpu` with `device.driver == "gpu.nvidia.com"`; cluster-a Ready with gateway
  * 10.0.0.1 and pool `default` of 2 nodes with one DRA gpu.
  *
- * Where spec/README.md changes an outcome, the case says which item.
+ * Where a section of docs/design.md changes an outcome, the case says which.
  */
 import { describe, expect, it } from 'vitest';
 import type { ComposeRequest, ComposeResult, JsonObject, KubeObject } from '../../functions/lib/function.js';
@@ -79,7 +80,7 @@ const placement = (c: string, i: number, name: string, ready = false) => ({
   engines: [{ name: 'main', pool: 'default' }],
 });
 
-/** Progressing when nothing is in motion (issue 16). */
+/** Progressing when nothing is in motion (docs/design.md#make-before-break). */
 const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToDate', message: 'Every replica runs the current spec' } as const;
 
 const REQS = {
@@ -145,7 +146,7 @@ const cases: Case[] = [
   },
   {
     name: 'zero-clusters',
-    reason: 'NoClusters and its Warning; status and ReplicasReady describe the (no) kept children (README item 2), XR not ready',
+    reason: 'NoClusters and its Warning; status and ReplicasReady describe the (no) kept children (docs/design.md#keep-what-exists), XR not ready',
     req: () => withFleet(dep(), []),
     want: {
       resources: {},
@@ -161,7 +162,7 @@ const cases: Case[] = [
   },
   {
     name: 'pool-0-nodes',
-    reason: 'nothing fits: InsufficientCapacity explained per cluster (README item 5), XR not ready',
+    reason: 'nothing fits: InsufficientCapacity explained per cluster (docs/design.md#explained-placement), XR not ready',
     req: () => withFleet(dep(), [cluster('cluster-a', { pools: [pool('default', { nodes: 0 })] })]),
     want: {
       resources: {},
@@ -396,7 +397,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('schedule-model-deployment acceptance (model-side.md §11.1)', () => {
+describe('schedule-model-deployment acceptance (docs/kinds/modeldeployment.md)', () => {
   it.each(cases)('$name: $reason', ({ req: build, want }) => {
     // The dashboard is composed once the fleet is read (dashboard.test.ts); a kept outcome passes the observed through.
     const got = compose(build());

@@ -1,5 +1,5 @@
 /**
- * The scheduler's acceptance cases, model-side.md §11.2 (nodeSelector
+ * The scheduler's acceptance cases, docs/kinds/modeldeployment.md#scheduling (nodeSelector
  * matching, claim vs synthetic devices, pool drift, members and gangs):
  * whole-outcome table tests over fresh fleets.
  */
@@ -260,7 +260,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('scheduler acceptance (model-side.md §11.2): devices, pools and members', () => {
+describe('scheduler acceptance (docs/kinds/modeldeployment.md#scheduling): devices, pools and members', () => {
   it.each(cases)('$name: $reason', ({ run, want }) => {
     expect(run()).toEqual(want);
   });

@@ -1,6 +1,6 @@
 /**
  * schedule-model-deployment never deletes a composed child because an input
- * is missing or cannot be read (spec/README.md item 2; issue 18's 10000-case
+ * is missing or cannot be read (docs/design.md#keep-what-exists; a 10000-case
  * fuzz run found each cause below): it keeps the child and says why, in a
  * Warning and in a condition, naming the field.
  *
@@ -16,7 +16,7 @@ import { cluster, deployment, engine, member, pool, replica, req, request, sel, 
 const DRIVER_SEL = sel.driver('gpu.nvidia.com');
 const dep = () => deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', [DRIVER_SEL])] })])] });
 const NAME = 'my-model-5ab63';
-/** opaqueName(my-model, cluster-a, <index>) (model-side.md §0.1 test vectors). */
+/** opaqueName(my-model, cluster-a, <index>) (docs/kinds/modeldeployment.md#names-and-hashes). */
 const NAMES = ['my-model-5ab63', 'my-model-609c5'];
 const labels = (i: number) => ({ 'modelplane.ai/deployment': 'my-model', 'modelplane.ai/cluster': 'cluster-a', 'modelplane.ai/replica-index': String(i) });
 
@@ -213,7 +213,7 @@ describe('held, not dropped: an endpoint stays while its cluster publishes no ga
     expect(conditionsOf(out)[1]).toEqual(['ReplicasReady', 'True', 'AllReplicasReady', `1 of 1 ready; ${message}`]);
   });
 
-  it('a Ready replica without an endpoint gets none while there is no gateway (model-side.md §2.3)', () => {
+  it('a Ready replica without an endpoint gets none while there is no gateway (docs/kinds/modeldeployment.md#the-modelendpoint)', () => {
     const out = run({ clusters: [cluster('cluster-a', { pools: [pool('default')], gateway: null })], withEndpoint: false });
     expect(Object.keys(out.resources)).toEqual(['replica-cluster-a-0', 'dashboard']);
     expect(out.results).toEqual([]);

@@ -1,6 +1,6 @@
 /**
- * Where we deliberately do better than the reference (spec/README.md items
- * 1-7 as they touch the fleet scheduler): one whole-response test per item.
+ * Where we deliberately do better than the reference (the sections of
+ * docs/design.md that touch the fleet scheduler): one whole-response test per section.
  */
 import { describe, expect, it } from 'vitest';
 import type { ComposeResult, KubeObject } from '../../functions/lib/function.js';
@@ -56,7 +56,7 @@ const keptStatus = {
 };
 const keptResources = { 'endpoint-cluster-a-0': kept(endpoint, true), 'replica-cluster-a-0': kept(running, true) };
 
-describe('README item 1: both ModelDeployment shapes', () => {
+describe('docs/design.md#both-modeldeployment-shapes', () => {
   it('the flat form schedules exactly like the canonical form', () => {
     const fleet = { clusters: [cluster(a), cluster(b)], 'all-replicas': [] };
     const canonical = compose(request(deployment({ replicas: 2 }), { required: fleet }));
@@ -108,7 +108,7 @@ describe('field paths follow the shape the user wrote', () => {
   });
 });
 
-describe('README item 8: CEL as Kubernetes enforces it', () => {
+describe('docs/design.md#cel-as-kubernetes-enforces-it', () => {
   it("a selector over 10 KiB (within the XRD's 10240 characters) is invalid, with its size in the message", () => {
     const long = `device.driver == "${'é'.repeat(5200)}"`;
     const out = compose(request(deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', [long])] })])] }), { required: { clusters: [cluster(a)], 'all-replicas': [] } }));
@@ -122,7 +122,7 @@ describe('README item 8: CEL as Kubernetes enforces it', () => {
   });
 });
 
-describe('README items 2 and 3: nothing is torn down by a transient or user error', () => {
+describe('docs/design.md#keep-what-exists and #not-fetched-yet-is-not-absent: nothing is torn down by a transient or user error', () => {
   it('an invalid selector keeps the running replica and its endpoint, naming the field and the CEL error', () => {
     const xr = deployment({ engines: [engine('main', [member('Standalone', { devices: [req('gpu', ['devic.driver == "gpu.nvidia.com"'])] })])] });
     const out = compose(request(xr, { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
@@ -182,7 +182,7 @@ describe('README items 2 and 3: nothing is torn down by a transient or user erro
   });
 });
 
-describe('README item 4: namespaces are identity', () => {
+describe('docs/design.md#namespaces-are-identity', () => {
   it('a same-named deployment in another namespace is another deployment: not retained, and charged', () => {
     const theirs = replica(a, 0, { namespace: 'other-team' });
     expect(
@@ -200,7 +200,7 @@ describe('README item 4: namespaces are identity', () => {
   });
 });
 
-describe('README item 5: explained placement', () => {
+describe('docs/design.md#explained-placement', () => {
   it('says per cluster why a replica was not placed, grouped and sorted', () => {
     const qwen = deployment({ replicas: 2, engines: [engine('qwen', [member('Standalone', { devices: [req('gpu', [sel.memory('20Gi')])] })])] });
     const fleet = [
@@ -230,7 +230,7 @@ describe('README item 5: explained placement', () => {
   });
 });
 
-describe('README item 6: scale to zero', () => {
+describe('docs/design.md#scale-to-zero', () => {
   it('replicas 0 removes every replica and endpoint; conditions True ScaledToZero; XR Ready', () => {
     const out = compose(
       request(deployment({ replicas: 0 }), { observed, required: { clusters: [cluster(a)], 'all-replicas': [running] } }));
@@ -248,7 +248,7 @@ describe('README item 6: scale to zero', () => {
   });
 });
 
-describe('README item 7: multi-node needs a fabric', () => {
+describe('docs/design.md#multi-node-needs-a-fabric', () => {
   const vultr = () => cluster('vultr-demo', { pools: [pool('gpu-a16', { multiNode: false })] });
 
   it('a gang is refused on a pool without fabric, with the reason', () => {

@@ -1,5 +1,5 @@
 /**
- * The capacity ledger (issue 17): charging other deployments from the
+ * The capacity ledger (docs/design.md#the-capacity-ledger): charging other deployments from the
  * clusters' published `status.gpuPools[].used` instead of every ModelReplica
  * of the fleet. Differential against the whole-fleet accounting
  * (capacity.ts buildCapacity over every replica) on seeded random fleets,
@@ -8,11 +8,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../functions/lib/function.js';
-import { buildCapacity } from '../../functions/schedule-model-deployment/capacity.js';
+import { buildCapacity } from '../../functions/lib/fleet/capacity.js';
 import { readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
-import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import { ledgerCapacity, ledgerProblem, overCapacityIn } from '../../functions/schedule-model-deployment/ledger.js';
-import { withUsage } from '../../functions/compose-inference-cluster/usage.js';
+import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
+import { ledgerCapacity, ledgerProblem, overCapacityIn } from '../../functions/lib/fleet/ledger.js';
+import { withUsage } from '../../functions/lib/fleet/cluster-usage.js';
 import { compose } from '../../functions/schedule-model-deployment/compose.js';
 import { msgNoLedger } from '../../functions/schedule-model-deployment/fill.js';
 import { API, cluster, DEP, deployment, device, GPU, NS, pool, replica, request, rmember, sel, withLedgers, withoutDashboard } from '../builders/scheduler.js';
@@ -62,7 +62,7 @@ describe('the ledger charges what every replica of the fleet charged', () => {
   });
 });
 
-describe('what an InferenceCluster publishes (compose-inference-cluster/usage.ts)', () => {
+describe('what an InferenceCluster publishes (lib/fleet/cluster-usage.ts)', () => {
   const pools = [pool('h100', { nodes: 2, devices: [device('gpu', { count: 8 })] }), pool('idle')];
   const gpus = (n: number) => [{ name: 'gpu', deviceClassName: GPU, count: n, selectors: [{ cel: sel.memory('141Gi') }] }];
   const onH100 = (name: string, deployment: string, n: number, copies = 1) =>

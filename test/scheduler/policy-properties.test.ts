@@ -24,10 +24,10 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { composeReplica } from '../../functions/schedule-model-deployment/children.js';
 import { type DeploymentSpec, readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
-import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import type { Candidate } from '../../functions/schedule-model-deployment/model.js';
+import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
+import type { Candidate } from '../../functions/lib/fleet/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
-import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
+import { celMatcher } from '../../functions/lib/fleet/cel-matcher.js';
 import { cluster, deployment, pool, replica, withLedgers } from '../builders/scheduler.js';
 import { Rand } from './random-fleet.js';
 

@@ -18,11 +18,11 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { composeReplica } from '../../functions/schedule-model-deployment/children.js';
 import { type DeploymentSpec, readDeployment } from '../../functions/schedule-model-deployment/deployment.js';
-import { readFleet, readReplicas } from '../../functions/schedule-model-deployment/fleet.js';
-import { devicesPerNode } from '../../functions/schedule-model-deployment/capacity.js';
-import type { Candidate, Pool } from '../../functions/schedule-model-deployment/model.js';
+import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
+import { devicesPerNode } from '../../functions/lib/fleet/capacity.js';
+import type { Candidate, Pool } from '../../functions/lib/fleet/model.js';
 import { schedule } from '../../functions/schedule-model-deployment/scheduling.js';
-import { celMatcher } from '../../functions/schedule-model-deployment/cel-matcher.js';
+import { celMatcher } from '../../functions/lib/fleet/cel-matcher.js';
 import { replica, withLedgers } from '../builders/scheduler.js';
 import { Rand, randomClusters, randomDeployment, randomReplicas } from './random-fleet.js';
 
@@ -46,7 +46,7 @@ function world(seed: number): World {
 }
 
 function run(w: World, clusters = w.clusters, replicas = w.replicas) {
-  // The clusters publish their ledgers from the fleet's replicas (issue 17); the scheduler reads ours from `replicas`.
+  // The clusters publish their ledgers from the fleet's replicas (docs/design.md#the-capacity-ledger); the scheduler reads ours from `replicas`.
   const out = schedule({ deployment: w.spec, fleet: readFleet(withLedgers(clusters, replicas)), replicas: readReplicas(replicas), fill: true, matcher: celMatcher });
   if (out.kind === 'invalid') throw new Error('random deployments only use valid selectors');
   return out;

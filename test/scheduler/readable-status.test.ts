@@ -1,5 +1,5 @@
 /**
- * The fast status check (functions/schedule-model-deployment/readable-status.ts)
+ * The fast status check (functions/lib/fleet/readable-status.ts)
  * against the zod schema it stands in for: its keys and bounds are the
  * generated schemas', it accepts the benchmark fleet's statuses, and on
  * statuses mutated one field at a time it never accepts what zod rejects.
@@ -15,7 +15,7 @@ import {
   InferenceClusterStatusGpuPoolPriceSchema,
   InferenceClusterStatusGpuPoolSchema,
 } from '../../functions/lib/generated/inferenceclusters.js';
-import { READ_STATUS } from '../../functions/schedule-model-deployment/fleet.js';
+import { READ_STATUS } from '../../functions/lib/fleet/fleet.js';
 import { mulberry32 as rng } from '../../scripts/oracle/grammar.js';
 import {
   ATTRIBUTE_KEYS,
@@ -26,7 +26,7 @@ import {
   POOL_KEYS,
   PRICE_KEYS,
   surelyReadable,
-} from '../../functions/schedule-model-deployment/readable-status.js';
+} from '../../functions/lib/fleet/readable-status.js';
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 

@@ -1,5 +1,5 @@
 /**
- * The scheduler's acceptance cases, model-side.md §11.2 (placement, retain,
+ * The scheduler's acceptance cases, docs/kinds/modeldeployment.md#scheduling (placement, retain,
  * scale, capacity, identity): whole-outcome table tests. Each case builds a
  * fresh fleet and expects every candidate and every refusal.
  * Default fixtures (test/builders/scheduler.ts): 1 replica, engine `main`
@@ -302,7 +302,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('scheduler acceptance (model-side.md §11.2): placement, retain, scale, capacity', () => {
+describe('scheduler acceptance (docs/kinds/modeldeployment.md#scheduling): placement, retain, scale, capacity', () => {
   it.each(cases)('$name: $reason', ({ run, want }) => {
     expect(run()).toEqual(want);
   });

@@ -84,7 +84,7 @@ const placement = (cluster: string, name: string, pool: string, ready = false): 
   engines: [{ name: 'qwen', pool }],
 });
 
-/** Progressing when nothing is in motion (issue 16). */
+/** Progressing when nothing is in motion (docs/design.md#make-before-break). */
 const UP_TO_DATE = { type: 'Progressing', status: 'True', reason: 'ReplicasUpToDate', message: 'Every replica runs the current spec' } as const;
 
 describe('the demo seed (flat form) against the three seed clusters', () => {

@@ -1,5 +1,6 @@
 /**
- * The scheduler's taint and toleration cases, model-side.md §11.2 and §3.7:
+ * The scheduler's taint and toleration cases,
+ * docs/kinds/modeldeployment.md#taints-and-tolerations:
  * whole-outcome table tests. Clusters a and b are identical except for a's taints.
  */
 import { describe, expect, it } from 'vitest';
@@ -96,7 +97,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('scheduler acceptance (model-side.md §11.2): taints and tolerations', () => {
+describe('scheduler acceptance (docs/kinds/modeldeployment.md#taints-and-tolerations)', () => {
   it.each(cases)('$name: $reason', ({ run, want }) => {
     expect(run()).toEqual(want);
   });

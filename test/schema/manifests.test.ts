@@ -1,6 +1,7 @@
 /**
- * Every manifest a user applies validates against its XRD (spec/README.md
- * item 10; ARCHITECTURE.md rule 3): examples/ and ../shared/corpus/seeds/,
+ * Every manifest a user applies validates against its XRD
+ * (docs/design.md#cluster-scoped-kinds-ignore-a-namespace, docs/design.md#one-schema):
+ * examples/ and the published seed manifests (shared/corpus/seeds beside the repository),
  * unknown fields rejected, CEL rules evaluated. Kinds of our API groups with no
  * XRD in apis/ yet are listed, not failed; other kinds (Secret, ProviderConfig,
  * Composition, Function, …) are not ours to validate here.

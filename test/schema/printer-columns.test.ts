@@ -2,7 +2,7 @@
  * Every printer column of every XRD points at a field its schema declares, so
  * no column renders empty because of a wrong path (the reference's ModelCache
  * SOURCE column read `.spec.source.huggingFace.repo`, which does not exist;
- * model-side.md §1.5).
+ * docs/kinds/modelcache.md#the-api).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,8 @@
  * Every x-kubernetes-validations rule in apis/ is one the API server accepts
  * when the XRD's CRD is written: it compiles and type-checks against its
  * schema, its estimated cost × cardinality is within 10,000,000 and the
- * schema's total within 100,000,000 (crossplane.md §3.1); and it has a static
+ * schema's total within 100,000,000
+ * (docs/composition.md#cel-cost-limits-of-validation-rules); and it has a static
  * message (no messageExpression), our house rule.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * compose-model-endpoint: every acceptance case of model-side.md §11.8, and
- * the README item 2 variant of the invalid-URL path (children kept).
+ * compose-model-endpoint: every acceptance case of the reference (docs/kinds/modelendpoint.md), and
+ * the docs/design.md#keep-what-exists variant of the invalid-URL path (children kept).
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-model-endpoint/compose.js';
@@ -148,7 +148,7 @@ const cases: Case[] = [
   ),
   {
     name: 'invalid url keeps the backend',
-    reason: 'README item 2: an edit to a bad URL keeps the Service and slice that route today',
+    reason: 'docs/design.md#keep-what-exists: an edit to a bad URL keeps the Service and slice that route today',
     req: () =>
       request(xr('http://host:99999/v1'), {
         observed: { service: observedService('my-service'), endpointslice: observedSlice('my-service') },
@@ -170,7 +170,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('compose-model-endpoint (model-side.md §11.8)', () => {
+describe('compose-model-endpoint (docs/kinds/modelendpoint.md)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
     expect(compose(req())).toStrictEqual(want);
   });

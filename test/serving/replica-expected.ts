@@ -1,6 +1,6 @@
 /**
  * Expected remote objects of compose-model-replica, written out as literals
- * from model-side.md §7 (not computed by the code under test), for the
+ * from docs/kinds/modelreplica.md (not computed by the code under test), for the
  * whole-response tables in replica*.test.ts.
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ export const probe = (port: number) => ({
   periodSeconds: 10,
   timeoutSeconds: 5,
 });
-/** The startup probe of a 30-minute budget (10 s × 180), issue 19. */
+/** The startup probe of a 30-minute budget (10 s × 180), docs/design.md#production-runtime. */
 export const startup = (port: number, failureThreshold = 180) => ({
   httpGet: { path: '/health', port },
   periodSeconds: 10,
@@ -46,7 +46,7 @@ export function budget(name: string, minAvailable: number, kind: 'workload' | 'l
 /** The pod selector of a Deployment (`workload`) or LeaderWorkerSet (`lws`) by name. */
 const pods = (name: string, kind: 'workload' | 'lws') =>
   kind === 'lws' ? { 'leaderworkerset.sigs.k8s.io/name': name } : { 'modelplane.ai/workload': name };
-/** The NetworkPolicy of workload `self` of `replica` whose workloads are `peers` (issue 19). */
+/** The NetworkPolicy of workload `self` of `replica` whose workloads are `peers` (docs/design.md#production-runtime). */
 export function netpol(replica: string, self: [string, 'workload' | 'lws'], peers: [string, 'workload' | 'lws'][] = [self]): KubeObject {
   const port = [{ protocol: 'TCP', port: 8000 }];
   return {

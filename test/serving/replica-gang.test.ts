@@ -1,6 +1,6 @@
 /**
  * compose-model-replica, llm-d backend: a Leader + Worker engine becomes a
- * LeaderWorkerSet (model-side.md §7.4, acceptance §11.6).
+ * LeaderWorkerSet (docs/kinds/modelreplica.md#the-llm-d-backend).
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-model-replica/compose.js';
@@ -228,7 +228,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('compose-model-replica: llm-d backend (model-side.md §11.6)', () => {
+describe('compose-model-replica: llm-d backend (docs/kinds/modelreplica.md#the-llm-d-backend)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
     // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
     expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });

@@ -1,5 +1,5 @@
 /**
- * compose-model-replica lifecycle (issue 19): the startup budget from
+ * compose-model-replica lifecycle (docs/design.md#production-runtime): the startup budget from
  * serving.startupTimeout, liveness, the drain from serving.drainSeconds and
  * the PodDisruptionBudget, on the exact composed containers of a native
  * engine, a gang (leader and worker) and the prefill/decode sidecar.
@@ -28,7 +28,7 @@ function manifestOf(xr: KubeObject, key: string): JsonObject {
 
 const podOf = (d: JsonObject): JsonObject => (d['spec'] as { template: { spec: JsonObject } }).template.spec;
 
-describe('startup budget and drain (issue 19)', () => {
+describe('startup budget and drain', () => {
   it('native: 1h30m is 540 probes of 10 s, drain 120 s keeps the 10 s preStop wait', () => {
     const xr = withServing(replica('r', { engines: [standalone('main')] }), { startupTimeout: '1h30m', drainSeconds: 120 });
     const pod = podOf(manifestOf(xr, 'model-serving-main'));

@@ -1,6 +1,6 @@
 /**
  * compose-model-replica, PrefillDecode serving and the engine flags it reads
- * (model-side.md §7.5, acceptance §11.6; README item 9: a bad decode --port
+ * (docs/kinds/modelreplica.md#prefilldecode; docs/design.md#bad-engine-flags-are-input-errors: a bad decode --port
  * is a Warning and a False condition, never a crash).
  */
 import { describe, expect, it } from 'vitest';
@@ -238,7 +238,7 @@ const cases: Case[] = [
   },
   {
     name: 'non-integer decode --port',
-    reason: 'README item 9: a Warning and a False condition naming the argument; the running workload is kept',
+    reason: 'docs/design.md#bad-engine-flags-are-input-errors: a Warning and a False condition naming the argument; the running workload is kept',
     req: () => request(pd(['--port', 'abc']), { required: cluster, observed: keptWorkload() }),
     want: {
       resources: keptResources,
@@ -271,14 +271,14 @@ const cases: Case[] = [
   },
 ];
 
-describe('compose-model-replica: PrefillDecode (model-side.md §11.6)', () => {
+describe('compose-model-replica: PrefillDecode (docs/kinds/modelreplica.md#prefilldecode)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
     // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
     expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });
   });
 });
 
-describe('kvBlockSize: the peek of §7.5', () => {
+describe('kvBlockSize: the peek of docs/kinds/modelreplica.md#kv-block-size', () => {
   it.each([
     [[], 16],
     [['--model=/mnt/models'], 16],

@@ -1,5 +1,5 @@
 /**
- * ModelReplica status.phase and status.phaseSince (issue 19, phase.ts): the
+ * ModelReplica status.phase and status.phaseSince (docs/design.md#production-runtime, phase.ts): the
  * replica moves Pending → Starting → Serving → Degraded → Serving as the
  * observed workload changes, with phaseSince from observed timestamps only.
  */
@@ -41,7 +41,7 @@ function statusOf(composite: KubeObject, observed?: ObservedResource): JsonObjec
   return compose(request(composite, { required: cluster, observed: observed ? { 'model-serving-main': observed } : {} })).status;
 }
 
-describe('ModelReplica phase (issue 19)', () => {
+describe('ModelReplica phase', () => {
   it('Pending: composed, nothing observed; since the XR was created', () => {
     expect(statusOf(xr())).toStrictEqual({ phase: 'Pending', phaseSince: '2026-01-01T09:59:00Z' });
   });

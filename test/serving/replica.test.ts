@@ -1,7 +1,7 @@
 /**
  * compose-model-replica, native backend and the inputs: the acceptance cases
- * of model-side.md §11.6 for Standalone engines, the cluster read in its
- * three states, the cache, and README item 2 (children kept on a wait).
+ * of the reference (docs/kinds/modelreplica.md) for Standalone engines, the cluster read in its
+ * three states, the cache, and docs/design.md#keep-what-exists (children kept on a wait).
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-model-replica/compose.js';
@@ -111,7 +111,7 @@ const cases: Case[] = [
   },
   {
     name: 'cluster absent',
-    reason: 'README items 2-3: fetched and gone is a Warning naming the field, and observed children stay',
+    reason: 'docs/design.md#not-fetched-yet-is-not-absent: fetched and gone is a Warning naming the field, and observed children stay',
     req: () =>
       request(replica('test-replica'), {
         required: { cluster: [] },
@@ -314,7 +314,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('compose-model-replica: native backend and inputs (model-side.md §11.6)', () => {
+describe('compose-model-replica: native backend and inputs (docs/kinds/modelreplica.md#native-backend)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
     // A case without `status` composes before any workload is observed: phase Pending (phase.ts).
     expect(compose(req())).toStrictEqual({ status: { phase: 'Pending' }, ...want });

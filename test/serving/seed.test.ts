@@ -1,9 +1,10 @@
 /**
  * The Vultr seed through the model side, in process (issue #8, "done when"):
  * the seed deployment's replica on vultr-demo (examples/vultr-replica/xr.yaml,
- * the ModelReplica of model-side.md §2.2 for the seed, index 0) becomes a
+ * the ModelReplica of docs/kinds/modeldeployment.md#the-modelreplica for the
+ * seed, index 0) becomes a
  * Deployment pinned to gpu-a16 with a one-GPU ResourceClaimTemplate carrying
- * the seed's CEL; its endpoint (§2.3) gets a backend; and the seed's
+ * the seed's CEL; its endpoint (docs/kinds/modeldeployment.md#the-modelendpoint) gets a backend; and the seed's
  * ModelService publishes http://<gateway address>/ml-team/qwen-7b.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 /**
- * The authenticated front door of compose-model-service (issue 19, auth.ts):
+ * The authenticated front door of compose-model-service
+ * (docs/design.md#an-authenticated-front-door, auth.ts):
  * exact composed Middleware, validator Role/RoleBinding and route filters,
  * the effective auth (service, gateway default, None, anonymous), the key
  * Secret checks, and that no key value ever leaves the function.
@@ -43,7 +44,7 @@ const own = { type: 'APIKey', apiKeys: { secretRef: { name: 'keys' } } };
 const auth = (r: ComposeResult) => r.conditions.find((c) => c.type === 'Authenticated');
 const rule = (r: ComposeResult) => ((r.resources['httproute']!.resource['spec'] as JsonObject)['rules'] as JsonObject[])[0]!;
 
-describe('ModelService auth (issue 19)', () => {
+describe('ModelService auth', () => {
   it('APIKey from the service: the forwardAuth Middleware, the validator Role/RoleBinding, the key check first on the route', () => {
     const r = run(svc(own), gateway(), [secret('keys', { a: B64 })]);
     expect(r.requirements['api-keys']).toStrictEqual({ apiVersion: 'v1', kind: 'Secret', matchName: 'keys', namespace: NS });

@@ -1,7 +1,8 @@
 /**
- * compose-model-service: every acceptance case of model-side.md §11.7, the
- * namespace boundary of README item 4, the first-fetch and no-endpoint paths
- * of README items 2 and 3, and the weight vectors of §8.
+ * compose-model-service: every acceptance case of the reference (docs/kinds/modelservice.md), the
+ * namespace boundary of docs/design.md#namespaces-are-identity, the first-fetch
+ * and no-endpoint paths of docs/design.md#keep-what-exists and
+ * docs/design.md#not-fetched-yet-is-not-absent, and the weight vectors of docs/kinds/modelservice.md#weights.
  */
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-model-service/compose.js';
@@ -140,7 +141,7 @@ const cases: Case[] = [
   },
   {
     name: 'no endpoints keeps the route',
-    reason: 'README item 2: endpoints briefly gone (a replica restarting) must not delete the route',
+    reason: 'docs/design.md#keep-what-exists: endpoints briefly gone (a replica restarting) must not delete the route',
     req: () =>
       request(svc(), {
         observed: { httproute: observed({ ...route([ref('svc-1', 1)]), metadata: { name: 'test-service-abcde', namespace: NS } }) },
@@ -165,7 +166,7 @@ const cases: Case[] = [
   },
   {
     name: 'first call',
-    reason: 'README item 3: nothing fetched yet: ask, say nothing, drop nothing',
+    reason: 'docs/design.md#not-fetched-yet-is-not-absent: nothing fetched yet: ask, say nothing, drop nothing',
     req: () => request(svc()),
     want: { ready: false, resources: {}, conditions: [], results: [], requirements: requirements({ app: 'test' }) },
   },
@@ -301,7 +302,7 @@ const cases: Case[] = [
   ),
   {
     name: 'namespace boundary',
-    reason: 'README item 4: an endpoint of namespace b is never routed from namespace a, even if delivered',
+    reason: 'docs/design.md#namespaces-are-identity: an endpoint of namespace b is never routed from namespace a, even if delivered',
     req: () =>
       request(modelService('test-service', [{ labels: { app: 'test' } }], 'a'), {
         required: {
@@ -403,7 +404,7 @@ const cases: Case[] = [
   },
   {
     name: 'gateway gone, route kept',
-    reason: 'README item 2: the gateway briefly unreadable or deleted never deletes a route already composed',
+    reason: 'docs/design.md#keep-what-exists: the gateway briefly unreadable or deleted never deletes a route already composed',
     req: () =>
       request(svc(), {
         observed: { httproute: observed({ ...route([ref('svc-1', 1)]), metadata: { name: 'test-service-abcde', namespace: NS } }) },
@@ -434,7 +435,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('compose-model-service (model-side.md §11.7)', () => {
+describe('compose-model-service (docs/kinds/modelservice.md)', () => {
   it.each(cases)('$name: $reason', ({ req, want }) => {
     // Cases without auth anywhere: once the status is written it says Anonymous, and the condition says why, last.
     const anonymous = { type: 'Authenticated', status: 'False', reason: 'Anonymous', message: ANONYMOUS };
@@ -443,7 +444,7 @@ describe('compose-model-service (model-side.md §11.7)', () => {
   });
 });
 
-describe('distribute: the reference vectors of §8', () => {
+describe('distribute: the reference vectors of docs/kinds/modelservice.md#weights', () => {
   it.each([
     [[{ weight: 80, count: 3 }, { weight: 20, count: 1 }], [[27, 27, 26], [20]]],
     [[{ weight: 1, count: 2 }, { weight: 3, count: 1 }], [[1, 1], [6]]],

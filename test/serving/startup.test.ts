@@ -1,5 +1,5 @@
 /**
- * ModelReplica `status.startup` (spec/README.md item 14; issue 14): the cold
+ * ModelReplica `status.startup` (docs/design.md#production-runtime): the cold
  * start measured from the observed workload's own timestamps.
  */
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * our cores throw fails, even when the SDK adapter turned the exception into
  * its `internal error` Fatal and the test looked only at other fields. The
  * Fatal is a last resort for bugs; every input, however broken, gets an
- * answer that names the field (issue 18). A test that means to throw
+ * answer that names the field (docs/design.md#three-outcomes). A test that means to throw
  * installs its own listener with `onInternalError` and restores this one.
  */
 import { afterEach } from 'vitest';

@@ -6,8 +6,9 @@
  * is taken from the InferenceCluster's capacity ledger
  * (`status.gpuPools[].used`), which charges the replicas on the cluster as
  * its scheduler binds pods: Ready ones first, then the others oldest first,
- * and marks a replica that finds no room `overCapacity` (README: Capacity
- * across deployments; functions/schedule-model-deployment/arrival.ts).
+ * and marks a replica that finds no room `overCapacity`
+ * (docs/concepts.md#capacity-across-deployments;
+ * functions/lib/fleet/arrival.ts).
  *
  * An engine workload (a Deployment or LeaderWorkerSet of a ModelReplica
  * whose pods claim devices, `resourceClaims`) is:

@@ -30,8 +30,7 @@
  * listed both kinds.
  */
 import { createHash } from 'node:crypto';
-import { SYSTEM_NAMESPACE } from '../../../functions/compose-inference-cluster/cloud.js';
-import { POOL_LABEL } from '../../../functions/compose-model-replica/types.js';
+import { POOL_LABEL, SYSTEM_NAMESPACE } from '../../../functions/lib/names.js';
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
 import type { InferenceClassDevice } from '../../../functions/lib/generated/inferenceclasses.js';
 import { GPU_TOLERATION } from '../../../functions/lib/workload.js';

@@ -717,7 +717,7 @@ export const InferenceClusterStatusGpuPoolUsedHolderSchema = z.strictObject({
   pods: z.array(InferenceClusterStatusGpuPoolUsedHolderPodSchema),
 });
 
-/** The capacity ledger (spec/README.md item 17): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
+/** The capacity ledger (docs/design.md#the-capacity-ledger): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
 export interface InferenceClusterStatusGpuPoolUsed {
   /**
    * Nodes holding at least one claimed device (may exceed the budget when replicas overcommit a pool that shrank).
@@ -762,7 +762,7 @@ export interface InferenceClusterStatusGpuPool {
    * Constraints: maxItems 16, list-map keyed by name.
    */
   devices?: InferenceClusterStatusGpuPoolDevice[];
-  /** The capacity ledger (spec/README.md item 17): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
+  /** The capacity ledger (docs/design.md#the-capacity-ledger): what the ModelReplicas placed on this cluster (label modelplane.ai/cluster, spec.clusterName) claim in this pool, as the fleet scheduler counts it (devices per node, packed first fit; gang pods and exclusive pools take whole nodes). Absent until the cluster has read its replicas: the scheduler places nothing new here before. */
   used?: InferenceClusterStatusGpuPoolUsed;
 }
 

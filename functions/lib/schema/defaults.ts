@@ -2,7 +2,7 @@
  * Structural defaulting, as the API server applies it to custom resources
  * before validation (k8s.io/apiextensions-apiserver
  * `pkg/apiserver/schema/defaulting`), and `crossplane resource validate` does
- * as its first step (crossplane.md §3.1).
+ * as its first step (docs/composition.md#validation).
  *
  * Rules copied:
  * - a property absent from a present object gets a deep copy of its `default`;

@@ -1,6 +1,7 @@
 /**
  * A lookup from apiVersion + kind to the schema of that version, fed from
- * real CustomResourceDefinition files (e.g. `../shared/crds`, one CRD per
+ * real CustomResourceDefinition files (e.g. the provider CRD snapshot the
+ * tests and `modelplane dev` read, `--provider-crds`; one CRD per
  * `<group>/<plural>.yaml`) and from our own XRDs (`apis/<plural>/definition.yaml`,
  * converted by {@link xrdToCrdSchema}).
  *

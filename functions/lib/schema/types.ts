@@ -71,7 +71,7 @@ export interface KindSchema {
   kind: string;
   /** Plural resource name, e.g. `inferenceclasses`. */
   plural: string;
-  /** CRD scope; `Cluster` kinds accept and ignore `metadata.namespace` (spec/README.md item 10). */
+  /** CRD scope; `Cluster` kinds accept and ignore `metadata.namespace` (docs/design.md#cluster-scoped-kinds-ignore-a-namespace). */
   scope: 'Namespaced' | 'Cluster';
   /** The version's `openAPIV3Schema`. */
   schema: JSONSchemaProps;

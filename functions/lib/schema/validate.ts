@@ -1,6 +1,6 @@
 /**
  * Validates a Kubernetes object against a structural schema the way
- * `crossplane resource validate` does (crossplane.md §3.1): structural
+ * `crossplane resource validate` does (docs/composition.md#validation): structural
  * defaults first, then OpenAPI validation as the API server runs it for custom
  * resources (types, required, enum, bounds, pattern, list-type uniqueness),
  * unknown fields reported as errors (the API server would prune them), and the
@@ -13,7 +13,8 @@
  * - `metadata` is checked only for the name length the schema declares;
  *   the API server's ObjectMeta validation is out of scope. A cluster-scoped
  *   kind given `metadata.namespace` is accepted and the namespace dropped from
- *   the returned value, as the API server does (spec/README.md item 10).
+ *   the returned value, as the API server does
+ *   (docs/design.md#cluster-scoped-kinds-ignore-a-namespace).
  * - `format` is not enforced (the API server checks a few, e.g. int32 ranges).
  * - CEL: see cel.ts. A rule that does not compile in our environment is not an
  *   error of the object (the API server accepted it when the CRD was written);

@@ -4,7 +4,7 @@
  *
  * Source: crossplane/crossplane `internal/xcrd` (`ForCompositeResource`,
  * `genCrdVersion`, `CompositeResourceSpecProps`, `CompositeResourceStatusProps`),
- * summarised in spec/crossplane.md §3.1. What we copy:
+ * summarised in docs/composition.md#from-xrd-to-crd. What we copy:
  * - the base schema `{apiVersion, kind, metadata, spec, status}`, `spec` required;
  * - `metadata` reduced to `name` (string, maxLength 63, or the XRD's smaller value);
  * - the XRD's `spec` and `status` properties merged in, with their `required`,

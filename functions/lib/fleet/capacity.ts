@@ -1,5 +1,5 @@
 /**
- * Capacity accounting in devices (issue 16, spec/README.md item 12): what each
+ * Capacity accounting in devices (docs/design.md#devices-not-nodes): what each
  * pool has left, node by node, after the replicas charged to it.
  *
  * Model:
@@ -14,7 +14,8 @@
  * - Whole-node pods take an untouched node entirely: every claiming pod of a
  *   Leader + Worker gang (each gang pod on its own node, as before) and every
  *   claiming pod on a pool whose class is `exclusive` (`gpuPools[].exclusive`).
- *   This is also the reference's model (model-side.md §3.4) for such pods.
+ *   This is also the reference's model for such pods
+ *   (docs/kinds/modeldeployment.md#capacity).
  * - Observed ModelReplicas (other deployments', and ours that stay) are
  *   charged the same way from what they were stamped with: each
  *   `deviceRequests[]` entry goes to the first DRA device of the pool with the
@@ -64,7 +65,7 @@ export function msgDevicesShort(pool: string, needs: number, device: string, fre
   return `pool ${pool}: needs ${needs} ${device} on one node, ${Math.max(0, free)} free`;
 }
 
-/** `insufficient nodes in pool <pool> (needs <n>, <f> free)`: whole-node pods (model-side.md wording). */
+/** `insufficient nodes in pool <pool> (needs <n>, <f> free)`: whole-node pods, in the reference's wording (docs/kinds/modeldeployment.md#placing-new-replicas). */
 export function msgNodesShort(pool: string, needs: number, free: number): string {
   return `insufficient nodes in pool ${pool} (needs ${needs}, ${Math.max(0, free)} free)`;
 }

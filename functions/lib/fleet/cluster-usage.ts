@@ -1,8 +1,8 @@
 /**
- * The capacity ledger an InferenceCluster publishes (spec/README.md item 17,
- * issue 17): `status.gpuPools[].used`, what the ModelReplicas placed on this
+ * The capacity ledger an InferenceCluster publishes
+ * (docs/design.md#the-capacity-ledger): `status.gpuPools[].used`, what the ModelReplicas placed on this
  * cluster hold in each pool, computed with the fleet scheduler's own
- * accounting (functions/schedule-model-deployment/ledger.ts, capacity.ts),
+ * accounting (functions/lib/fleet/ledger.ts, capacity.ts),
  * so a ModelDeployment's scheduler charges other deployments from here
  * instead of requiring every ModelReplica of the fleet.
  *
@@ -15,16 +15,16 @@
  * - Replicas not fetched yet: the ledger already published for a pool of
  *   the same name is kept as it was; a pool that never had one publishes
  *   none (the scheduler then places nothing new here: unknown is not free).
- * - Arrival order (schedule-model-deployment/arrival.ts): Ready replicas
+ * - Arrival order (lib/fleet/arrival.ts): Ready replicas
  *   are charged first, then the others oldest first; one that does not fit
  *   is marked `overCapacity` (its pods would stay Pending), which is what
  *   its deployment's scheduler acts on.
  * - Deterministic: replicas sorted by (namespace, name), holders by
  *   (namespace, deployment), their runs by arrival.
  */
-import { getPath, type JsonObject, type KubeObject, type RequiredRead } from '../lib/function.js';
-import { readPool, readReplicas } from '../schedule-model-deployment/fleet.js';
-import { poolLedger } from '../schedule-model-deployment/ledger.js';
+import { getPath, type JsonObject, type KubeObject, type RequiredRead } from '../function.js';
+import { readPool, readReplicas } from './fleet.js';
+import { poolLedger } from './ledger.js';
 
 /** The pools `pools` (as {@link gpuPools} builds them) with their `used` ledger, for cluster `name`. */
 export function withUsage(pools: readonly JsonObject[], replicas: RequiredRead, name: string, xr: KubeObject): JsonObject[] {

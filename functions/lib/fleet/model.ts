@@ -1,5 +1,6 @@
 /**
- * The scheduler's internal domain types (CONVENTIONS.md: `Candidate`,
+ * The scheduler's internal domain types
+ * (docs/design.md#domain-types-inside-api-shapes-at-the-edge: `Candidate`,
  * `Placement`, `Ledger` inside the scheduler; one conversion to API shapes at
  * the edge, in `children.ts` and `status.ts`).
  *
@@ -8,9 +9,9 @@
  * InferenceClusters and ModelReplicas); nothing here refers to protobuf, the
  * SDK or a CEL implementation.
  */
-import type { JsonObject, KubeObject } from '../lib/function.js';
-import type { InferenceClusterStatusGpuPoolDevice } from '../lib/generated/inferenceclusters.js';
-import type { HealthState } from '../lib/health.js';
+import type { JsonObject, KubeObject } from '../function.js';
+import type { InferenceClusterStatusGpuPoolDevice } from '../generated/inferenceclusters.js';
+import type { HealthState } from '../health.js';
 
 /** A member's role in its engine (ModelDeployment `members[].role`). @default 'Standalone' */
 export type Role = 'Standalone' | 'Leader' | 'Worker';
@@ -30,7 +31,7 @@ export interface DeviceRequestSpec {
   selectorPaths: string[];
 }
 
-/** A member of an engine, compiled from the deployment (model-side.md §3.1). */
+/** A member of an engine, compiled from the deployment (docs/kinds/modeldeployment.md#compiling-selectors). */
 export interface MemberSpec {
   role: Role;
   /** Pods per copy: `worker.nodes` for a Worker with a worker block, else 1. */
@@ -90,7 +91,8 @@ export interface Pool {
   /**
    * True when the pool can take Leader + Worker gangs: its nodes are on a
    * fabric (`gpuPools[].fabric`) in a cluster whose `status.capabilities`
-   * offer one (spec/README.md items 7, 16).
+   * offer one (docs/design.md#multi-node-needs-a-fabric,
+   * docs/design.md#declared-capabilities).
    */
   multiNode: boolean;
   /** The devices of one node, in published order (placement takes the first that fits). */

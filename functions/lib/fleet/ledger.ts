@@ -1,5 +1,5 @@
 /**
- * The capacity ledger (issue 17, spec/README.md item 17): what the
+ * The capacity ledger (docs/design.md#the-capacity-ledger): what the
  * ModelReplicas on one InferenceCluster hold in each of its pools, published
  * by the cluster's own function as `status.gpuPools[].used`, so that a
  * ModelDeployment's scheduler charges other deployments from the clusters
@@ -14,7 +14,7 @@
  *   runs of identical pods of one replica (`replica`, its name; `placed`, its
  *   creationTimestamp), replica by replica in arrival order, a replica's
  *   pods in the order capacity.ts charges them (engines, members and pods in
- *   spec order). Only claiming members hold anything (model-side.md §3.4).
+ *   spec order). Only claiming members hold anything (docs/kinds/modeldeployment.md#capacity).
  * - `overCapacity: true`: the replica is not Ready and did not fit after
  *   every older replica of the pool (arrival.ts): its pods are Pending and
  *   hold nothing; its scheduler re-places it.
@@ -33,7 +33,7 @@
  * matching device did before); `used` that is not an object is "not
  * published". The XRD's schema check (fleet.ts) catches garbage before.
  */
-import type { JsonObject } from '../lib/function.js';
+import type { JsonObject } from '../function.js';
 import { chargeSlots, compareSlots, type Slot } from './arrival.js';
 import { type Capacity, observedPods, type PodDemand, PoolCapacity } from './capacity.js';
 import type { FleetCluster, LedgerHolder, LedgerRun, ObservedReplica, Pool, PoolDevice, PoolLedger } from './model.js';

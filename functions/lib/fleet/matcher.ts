@@ -1,10 +1,10 @@
 /**
  * The seam between the scheduler and a CEL implementation of DRA device
- * selectors (model-side.md §4).
+ * selectors (docs/kinds/modeldeployment.md#device-selectors).
  *
  * Guarantees a {@link DeviceMatcher} must give the scheduler:
  * - `compile` never throws: a selector that does not compile (or exceeds the
- *   Kubernetes cost limits, spec/README.md item 8) is `{ok: false, error}`
+ *   Kubernetes cost limits, docs/design.md#cel-as-kubernetes-enforces-it) is `{ok: false, error}`
  *   with the compiler's message;
  * - `matches` never throws and is true only when the selector evaluates to the
  *   boolean `true` (an evaluation error or a non-bool is a non-match);

@@ -6,7 +6,7 @@
  *
  * Why: schedulers of different deployments decide concurrently from ledgers
  * that are one cluster reconcile old, so a burst of them can all take the
- * same free devices (README: Capacity across deployments). The workload
+ * same free devices (docs/concepts.md#capacity-across-deployments). The workload
  * cluster then arbitrates as its own scheduler does: pods are bound as they
  * arrive, and the one that finds no room stays Pending. The ledger says so,
  * and the losing deployment's scheduler re-places that replica elsewhere,

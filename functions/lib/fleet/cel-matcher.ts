@@ -1,7 +1,7 @@
 /**
  * The production {@link DeviceMatcher}: DRA device selectors compiled and
- * evaluated by the project's CEL library (`functions/lib/cel/`, model-side.md
- * §4, spec/README.md item 8), which behaves as Kubernetes' DRA allocator does.
+ * evaluated by the project's CEL library (`functions/lib/cel/`,
+ * docs/kinds/modeldeployment.md#device-selectors, docs/design.md#cel-as-kubernetes-enforces-it), which behaves as Kubernetes' DRA allocator does.
  *
  * Guarantees: a selector that does not compile (syntax, types, non-bool
  * result, longer than 10 KiB, estimated cost over 1,000,000) is a compile
@@ -18,7 +18,7 @@ import {
   isCompileError,
   matchDevice,
   prepareDevice,
-} from '../lib/cel/index.js';
+} from '../cel/index.js';
 import type { DeviceMatcher } from './matcher.js';
 
 /** Compiles and evaluates selectors with functions/lib/cel. */

@@ -16,7 +16,7 @@
  * bounds below to the generated schemas and checks the one-sidedness on
  * mutated statuses.
  */
-import type { JsonObject } from '../lib/function.js';
+import type { JsonObject } from '../function.js';
 
 /** The keys of a `gpuPools[]` entry (InferenceClusterStatusGpuPoolSchema, a strict object). */
 export const POOL_KEYS = ['name', 'className', 'capacityType', 'price', 'nodes', 'exclusive', 'fabric', 'devices', 'used'] as const;

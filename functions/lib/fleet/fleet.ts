@@ -21,7 +21,8 @@
  * - Multi-node is read from the provider contract, never from the cloud's
  *   name: a pool can take a Leader + Worker gang only when it publishes a
  *   `fabric` and its cluster's `status.capabilities.multiNodeFabric` is not
- *   None (EFA, InfiniBand or Ethernet; spec/README.md items 7, 16). A cluster
+ *   None (EFA, InfiniBand or Ethernet; docs/design.md#multi-node-needs-a-fabric,
+ *   docs/design.md#declared-capabilities). A cluster
  *   that publishes no capabilities offers no fabric.
  * - Policy (docs/placement-policy.md): the cluster's labels, each pool's
  *   `capacityType` (OnDemand when absent) and `price` (dropped when malformed).
@@ -33,15 +34,15 @@
  * Units: pool `nodes` are nodes; member `pods` are pods.
  */
 import * as z from 'zod';
-import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
-import { deepFrozen } from '../lib/json.js';
-import { readHealth } from '../lib/health.js';
-import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../lib/generated/inferenceclusters.js';
-import { DEPLOYMENT_LABEL, isObjectName } from '../lib/names.js';
-import { isMultiNodeFabric } from '../lib/workload.js';
-import { formatZodIssues } from '../lib/zod-issues.js';
+import { getPath, isReady, type JsonObject, type KubeObject, readCondition } from '../function.js';
+import { deepFrozen } from '../json.js';
+import { readHealth } from '../health.js';
+import { InferenceClusterStatusGatewaySchema, InferenceClusterStatusGpuPoolSchema } from '../generated/inferenceclusters.js';
+import { DEPLOYMENT_LABEL, isObjectName } from '../names.js';
+import { isMultiNodeFabric } from '../workload.js';
+import { formatZodIssues } from '../zod-issues.js';
 import { ledgerProblem, readLedger } from './ledger.js';
-import { parsePrice } from './policy.js';
+import { parsePrice } from './price.js';
 import { surelyReadable } from './readable-status.js';
 import type { FleetCluster, ObservedEngine, ObservedMember, ObservedReplica, Pool, PoolDevice, Role, Taint } from './model.js';
 
@@ -238,8 +239,8 @@ function role(v: unknown): Role {
 /**
  * Reads one ModelReplica. A member runs pods × copies pods (pods =
  * worker.nodes for a Worker with a worker block, else 1; copies default 1),
- * each claiming its stamped deviceRequests (count default 1): model-side.md
- * §3.4, charged in devices by capacity.ts.
+ * each claiming its stamped deviceRequests (count default 1):
+ * docs/kinds/modeldeployment.md#capacity, charged in devices by capacity.ts.
  */
 export function readReplica(obj: KubeObject): ObservedReplica {
   const rawLabels = getPath(obj, 'metadata', 'labels');
