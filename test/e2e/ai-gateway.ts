@@ -147,9 +147,13 @@ export async function asAiGateway(): Promise<AiGateway> {
     const chat = svc('chat');
     const code = svc('code');
     const mws = kubectl(['get', 'middlewares.traefik.io', '-n', TEAMS, '-o', 'jsonpath={range .items[*]}{.metadata.name}{" "}{end}']).stdout;
-    const split = (o: Obj) => JSON.stringify(o.status?.['apiKeys'] ?? null);
-    return split(chat) === JSON.stringify({ namespace: TEAMS, allowed: ['team-a'], denied: ['team-b'] }) &&
-      split(code) === JSON.stringify({ namespace: TEAMS, allowed: ['team-b'], denied: ['team-a'] }) &&
+    // The API server returns object keys sorted: compare the fields, not a serialisation in our order.
+    const split = (o: Obj) => {
+      const k = o.status?.['apiKeys'] as { namespace?: string; allowed?: string[]; denied?: string[] } | undefined;
+      return JSON.stringify(k ? [k.namespace, k.allowed, k.denied] : null);
+    };
+    return split(chat) === JSON.stringify([TEAMS, ['team-a'], ['team-b']]) &&
+      split(code) === JSON.stringify([TEAMS, ['team-b'], ['team-a']]) &&
       mws.includes('chat-rate-limit-') &&
       kubectl(['get', 'traefikservices.traefik.io', '-n', TEAMS, '-o', 'name']).stdout.split('\n').filter((l) => l.includes('/overflow-')).length === 6 &&
       kubectl(['get', 'httproute', '-n', 'modelplane-system', 'modelplane-models']).code === 0
@@ -159,8 +163,9 @@ export async function asAiGateway(): Promise<AiGateway> {
 
   return withTraefik({ websecure: false }, async ({ reached, log }) => {
     const base = `http://127.0.0.1:${WEB_PORT}`;
-    const call = (service: string, key: string): number => {
-      const script = `fetch(${JSON.stringify(`${base}/${TEAMS}/${service}/v1/chat/completions`)}, { method: 'POST', headers: ${JSON.stringify({ 'content-type': 'application/json', authorization: `Bearer ${key}` })}, body: '{"model":"stub","messages":[]}' })
+    const call = (service: string, key: string | undefined): number => {
+      const headers = { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) };
+      const script = `fetch(${JSON.stringify(`${base}/${TEAMS}/${service}/v1/chat/completions`)}, { method: 'POST', headers: ${JSON.stringify(headers)}, body: '{"model":"stub","messages":[]}' })
         .then((r) => console.log(r.status)).catch(() => console.log(0))`;
       return Number(nodeInside(script));
     };
@@ -189,7 +194,8 @@ export async function asAiGateway(): Promise<AiGateway> {
     const overflow: AiGateway['overflow'] = {};
     for (const service of ['overflow-429', 'overflow-503']) {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push(call(service, KEY_A));
+      // Open services (auth None) pass a client's Authorization through: call them without a key.
+      for (let i = 0; i < 5; i++) statuses.push(call(service, undefined));
       await new Promise((r) => setTimeout(r, 500)); // the stub's last lines reach us
       const seen = reached.filter((r) => r.path.startsWith(`/${TEAMS}/${service}/`));
       overflow[service] = { statuses, busy: seen.filter((r) => r.busy === true).length, stub: seen.filter((r) => r.busy !== true).length };
@@ -201,7 +207,8 @@ export async function asAiGateway(): Promise<AiGateway> {
     const usage: [string, string | null][] = [];
     for (const line of log.text.split('\n')) {
       const i = line.indexOf('{"');
-      if (!line.startsWith('[traefik]') || i < 0) continue;
+      // Output is prefixed per chunk, not per line: an access log line is told by its fields, not by the [traefik] prefix.
+      if (i < 0) continue;
       try {
         const entry = JSON.parse(line.slice(i)) as Record<string, unknown>;
         const path = entry['RequestPath'];
