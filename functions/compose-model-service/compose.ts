@@ -163,24 +163,29 @@ function backendName(ep: KubeObject): string | undefined {
   return typeof n === 'string' && n !== '' ? n : undefined;
 }
 
-function portOf(ep: KubeObject): number {
+/** The endpoint's `spec.url`, and whether it is https. */
+function urlOf(ep: KubeObject): { url: string; https: boolean } {
   const url = String(getPath(ep, 'spec', 'url') ?? '');
-  return parseEndpointUrl(url)?.port ?? defaultPort(url.toLowerCase().startsWith('https:') ? 'https' : 'http');
+  return { url, https: url.toLowerCase().startsWith('https:') };
+}
+
+function portOf(ep: KubeObject): number {
+  const { url, https } = urlOf(ep);
+  return parseEndpointUrl(url)?.port ?? defaultPort(https ? 'https' : 'http');
+}
+
+/** The endpoint's `spec.rewritePath`, undefined when unset or empty. */
+function rewritePathOf(ep: KubeObject): string | undefined {
+  const rewrite = getPath(ep, 'spec', 'rewritePath');
+  return typeof rewrite === 'string' && rewrite !== '' ? rewrite : undefined;
 }
 
 /** An endpoint as a failover level's backend, or nothing while it has no backend Service. */
 function levelBackend(ep: KubeObject): LevelBackend[] {
   const service = backendName(ep);
   if (service === undefined) return [];
-  const rewrite = getPath(ep, 'spec', 'rewritePath');
-  const url = String(getPath(ep, 'spec', 'url') ?? '');
-  return [{
-    endpoint: ep.metadata?.name ?? '',
-    service,
-    port: portOf(ep),
-    https: url.toLowerCase().startsWith('https:'),
-    ...(typeof rewrite === 'string' && rewrite !== '' ? { rewritePath: rewrite } : {}),
-  }];
+  const rewritePath = rewritePathOf(ep);
+  return [{ endpoint: ep.metadata?.name ?? '', service, port: portOf(ep), https: urlOf(ep).https, ...(rewritePath !== undefined ? { rewritePath } : {}) }];
 }
 
 function backendRefs(entries: Entry[]): JsonObject[] {
@@ -191,8 +196,8 @@ function backendRefs(entries: Entry[]): JsonObject[] {
   return live.flatMap((e, g) =>
     e.endpoints.map((ep, i) => {
       const ref: JsonObject = { name: backendName(ep), port: portOf(ep), weight: weights[g]![i]! };
-      const rewrite = getPath(ep, 'spec', 'rewritePath');
-      if (typeof rewrite === 'string' && rewrite !== '') {
+      const rewrite = rewritePathOf(ep);
+      if (rewrite !== undefined) {
         ref['filters'] = [
           { type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: rewrite } } },
         ];
@@ -322,15 +327,17 @@ export function compose(req: ComposeRequest): ComposeResult {
     return finish();
   }
   // Entries at several priorities route through a TraefikService failover chain (failover.ts).
-  let refs: JsonObject[];
+  let refs: JsonObject[] = [];
   let order: string | undefined;
-  if (usesPriorities(grouped.map((g) => g.priority))) {
-    const levels = priorityLevels(grouped.map((g) => ({ priority: g.priority, weight: g.weight, backends: g.endpoints.flatMap(levelBackend) })));
-    for (const [key, obj] of levels.length > 0 ? failoverResources(name, namespace, levels) : []) result.resources[key] = markReady(obj, key in req.observed);
-    refs = levels.length > 0 ? [{ group: 'traefik.io', kind: 'TraefikService', name: backendsName(name) }] : [];
-    order = levels.length > 0 ? msgLevels(levels) : undefined;
-  } else {
+  if (!usesPriorities(grouped.map((g) => g.priority))) {
     refs = backendRefs(grouped);
+  } else {
+    const levels = priorityLevels(grouped.map((g) => ({ priority: g.priority, weight: g.weight, backends: g.endpoints.flatMap(levelBackend) })));
+    if (levels.length > 0) {
+      for (const [key, obj] of failoverResources(name, namespace, levels)) result.resources[key] = markReady(obj, key in req.observed);
+      refs = [{ group: 'traefik.io', kind: 'TraefikService', name: backendsName(name) }];
+      order = msgLevels(levels);
+    }
   }
   const rule: JsonObject = { matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }] };
   const gatewayObject = gateway.state === 'present' ? gateway.items[0] : undefined;

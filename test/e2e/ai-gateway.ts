@@ -56,6 +56,9 @@ export interface AiGateway {
   logs: string;
 }
 
+/** The two overflow services: the busy backend (429 on the first, 503 on the second; front-door.ts) first, the stub next. */
+const OVERFLOW = ['overflow-429', 'overflow-503'] as const;
+
 const OBJECTS = `apiVersion: v1
 kind: Namespace
 metadata: {name: ${TEAMS}}
@@ -102,25 +105,18 @@ apiVersion: modelplane.ai/v1alpha1
 kind: ModelEndpoint
 metadata: {name: busy, namespace: ${TEAMS}, labels: {modelplane.ai/deployment: busy}}
 spec: {url: 'http://${STUB_HOST}:${STUB_BUSY_PORT}'}
----
+${OVERFLOW.map(
+  (name) => `---
 apiVersion: modelplane.ai/v1alpha1
 kind: ModelService
-metadata: {name: overflow-429, namespace: ${TEAMS}}
+metadata: {name: ${name}, namespace: ${TEAMS}}
 spec:
   endpoints:
   - {priority: 0, selector: {matchLabels: {modelplane.ai/deployment: busy}}}
   - {priority: 1, selector: {matchLabels: {modelplane.ai/deployment: stub}}}
   auth: {type: None}
----
-apiVersion: modelplane.ai/v1alpha1
-kind: ModelService
-metadata: {name: overflow-503, namespace: ${TEAMS}}
-spec:
-  endpoints:
-  - {priority: 0, selector: {matchLabels: {modelplane.ai/deployment: busy}}}
-  - {priority: 1, selector: {matchLabels: {modelplane.ai/deployment: stub}}}
-  auth: {type: None}
----
+`,
+).join('')}---
 apiVersion: v1
 kind: Service
 metadata: {name: modelplane-key-validator, namespace: modelplane-system}
@@ -192,7 +188,7 @@ export async function asAiGateway(): Promise<AiGateway> {
       .then((rs) => console.log(JSON.stringify({ statuses: rs.map((r) => r.status).sort(), retryAfter: rs.find((r) => r.status === 429)?.headers.get('retry-after') ?? null })))`;
     const burst = JSON.parse(nodeInside(burstScript)) as AiGateway['burst'];
     const overflow: AiGateway['overflow'] = {};
-    for (const service of ['overflow-429', 'overflow-503']) {
+    for (const service of OVERFLOW) {
       const statuses: number[] = [];
       // Open services (auth None) pass a client's Authorization through: call them without a key.
       for (let i = 0; i < 5; i++) statuses.push(call(service, undefined));
