@@ -500,6 +500,11 @@ spec:
     expect(refused.stderr).toContain('ModelReplicas are scheduled to this InferenceCluster');
     // Foreground: back once its replicas' Objects are gone from dev-quota too, so the cluster's provider config outlives them.
     expect(kubectl(['delete', 'md', '-n', 'team-capped', 'capped', '--cascade=foreground', '--timeout=3m']).code).toBe(0);
+    // The guard goes on the cluster's next reconcile after its last replica, not with the deployment.
+    await eventually("dev-quota's replica guard gone", () => {
+      const guards = items(['clusterusages']).filter((u) => (u.spec?.['of'] as { resourceRef?: { name?: string } } | undefined)?.resourceRef?.name === 'dev-quota');
+      return guards.length === 0 ? true : undefined;
+    }, { timeoutMs: 3 * MIN, state: () => kubectl(['get', 'clusterusages']).stdout });
     const del = kubectl(['delete', '-f', file, '--cascade=foreground', '--ignore-not-found', '--timeout=5m']);
     expect(del.code, del.stderr).toBe(0);
     // Its workload API server is free again before the demo's clusters ask for one.
