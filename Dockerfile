@@ -12,9 +12,12 @@ ARG FUNCTION
 RUN test -n "$FUNCTION" || (echo "--build-arg FUNCTION=<folder under functions/> is required" && exit 1)
 WORKDIR /src
 COPY package.json package-lock.json ./
+# The CEL engine is an npm workspace (packages/cel): npm ci links it.
+COPY packages/cel/package.json ./packages/cel/
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
+COPY packages ./packages
 COPY functions ./functions
 COPY cli ./cli
 RUN test -f "functions/${FUNCTION}/main.ts" || (echo "no function functions/${FUNCTION}" && exit 1)

@@ -6,7 +6,7 @@ const json = process.env['VITEST_JSON'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'functions/**/*.test.ts', 'cli/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'functions/**/*.test.ts', 'cli/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Any test that reaches a core's internal-error Fatal fails (issue 18).
     setupFiles: ['test/setup/no-internal-error.ts'],
     testTimeout: 60_000,

@@ -12,7 +12,7 @@ import {
   isCompileError,
   matchDevice,
   prepareDevice,
-} from '../functions/lib/cel/index.js';
+} from '@modelplane/cel';
 import { pct } from './stats.js';
 
 const RUNS = 7;

@@ -16,7 +16,7 @@ import {
   type InferenceClassDevice,
   isCompileError,
   matchDevice,
-} from '../functions/lib/cel/index.js';
+} from '@modelplane/cel';
 import { loadManifests, UserError } from './load.js';
 
 /** One line of the answer. */

@@ -10,6 +10,10 @@
  *   (`scripts/` may read a function's message constants: the Argo CD health
  *   rules are generated from them.)
  * - `functions/lib/` imports no function folder.
+ * - A workspace package (`packages/<name>/`, e.g. the CEL engine) imports
+ *   nothing outside its own folder, tests included: it builds, tests and
+ *   publishes alone. `functions/`, `cli/` and `bench/` import it by its
+ *   package name (`@modelplane/cel`), never by a path into `packages/`.
  *
  * Relative imports only (`from '../x.js'`, `import('../x.js')`,
  * `export … from`); package imports are not checked. Tests are not checked. Exit status 1 and one
@@ -40,7 +44,7 @@ function tsFiles(dir: string): string[] {
     return [];
   }
   return entries
-    .flatMap((e) => (e.isDirectory() ? (e.name === 'node_modules' ? [] : tsFiles(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) => (e.isDirectory() ? (e.name === 'node_modules' || e.name === 'dist' ? [] : tsFiles(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
     .sort();
 }
 
@@ -49,8 +53,10 @@ const posix = (p: string): string => p.split(sep).join('/');
 /** The rule `file` (relative, `/`-separated) breaks by importing `target`, or undefined. */
 export function brokenRule(file: string, target: string): string | undefined {
   const t = target.split('/');
-  if (t[0] !== 'functions' || t.length < 3 || t[1] === 'lib') return undefined;
   const f = file.split('/');
+  if (f[0] === 'packages' && (t[0] !== 'packages' || t[1] !== f[1])) return `a package imports only its own files; packages/${f[1]}/ must build and test alone`;
+  if (f[0] !== 'packages' && t[0] === 'packages') return 'import a workspace package by its name (its package.json "name"), not by a path';
+  if (t[0] !== 'functions' || t.length < 3 || t[1] === 'lib') return undefined;
   if (f[0] === 'functions') {
     if (f[1] === 'lib') return 'the library imports no function';
     return f[1] === t[1] ? undefined : 'a function imports no other function; share it through functions/lib';
@@ -61,10 +67,10 @@ export function brokenRule(file: string, target: string): string | undefined {
   return undefined;
 }
 
-/** Every violation under `root`'s functions/, cli/ and bench/, in file order. */
+/** Every violation under `root`'s functions/, cli/, bench/ and packages/, in file order. */
 export function sidewaysImports(root: string): Violation[] {
   const out: Violation[] = [];
-  for (const top of ['functions', 'cli', 'bench']) {
+  for (const top of ['functions', 'cli', 'bench', 'packages']) {
     for (const path of tsFiles(join(root, top))) {
       const file = posix(relative(root, path));
       const text = readFileSync(path, 'utf8');

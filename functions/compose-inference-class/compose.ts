@@ -23,7 +23,7 @@
  *   the status published before is kept as it was (the scheduler keeps
  *   placing on what it knew), never thrown away or half rewritten.
  */
-import { isQuantity } from '../lib/cel/quantity.js';
+import { isQuantity } from '@modelplane/cel';
 import { type InferenceClass, parseInferenceClass } from '../lib/generated/inferenceclasses.js';
 import { compareStrings } from '../lib/order.js';
 import { type ComposeRequest, type ComposeResult, condition, emptyResult, getPath, type JsonObject, warning } from '../lib/function.js';

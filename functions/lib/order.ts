@@ -9,7 +9,7 @@
  *
  * Not for CEL: CEL (and Go) order strings by Unicode code point, which
  * differs from this order only for characters outside the Basic Multilingual
- * Plane; `functions/lib/cel/values.ts` `compareCodePoints` does that.
+ * Plane; `packages/cel/src/values.ts` `compareCodePoints` does that.
  */
 
 /** -1, 0 or 1 as `a` sorts before, with, or after `b` (UTF-16 code-unit order). */

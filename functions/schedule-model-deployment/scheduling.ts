@@ -102,7 +102,7 @@ import { ledgerCapacity, overCapacityIn } from '../lib/fleet/ledger.js';
 import type { DeviceMatcher } from '../lib/fleet/matcher.js';
 import { type CompiledEngine, compileEngines, MatchTable, type SelectorError } from './matching.js';
 import type { Candidate, EnginePlacement, FleetCluster, MemberPlacement, ObservedReplica } from '../lib/fleet/model.js';
-import { toCelDevice } from '../lib/cel/index.js';
+import { toCelDevice } from '@modelplane/cel';
 import { type HealthState, reachable } from '../lib/health.js';
 import { reserveAhead } from './reservations.js';
 import { fill, ineligible } from './fill.js';

@@ -1,6 +1,6 @@
 /**
  * The hand-picked oracle questions: seed selectors, the acceptance cases of
- * test/cel/acceptance.test.ts (CEL, quantities, semver), every quantity suffix and exponent form with
+ * packages/cel/test/acceptance.test.ts (CEL, quantities, semver), every quantity suffix and exponent form with
  * boundaries, semver with prereleases. Library and syntax questions are in
  * cases-libraries.ts.
  */

@@ -2,10 +2,10 @@
  * The devices the oracle cases evaluate selectors against: the devices of
  * the seed InferenceClasses (copied from the published seed manifests,
  * shared/corpus/seeds beside the repository), the GPU
- * fixture of test/cel/acceptance.test.ts, and devices built to reach edge cases
+ * fixture of packages/cel/test/acceptance.test.ts, and devices built to reach edge cases
  * (several domains, int64 limits, decimal-backed quantities, invalid values).
  */
-import type { InferenceClassDevice } from '../../functions/lib/cel/index.js';
+import type { InferenceClassDevice } from '@modelplane/cel';
 
 export const DEVICES: Readonly<Record<string, InferenceClassDevice>> = {
   // vultr/vultr-platform.yaml, class a16-1x.
@@ -18,7 +18,7 @@ export const DEVICES: Readonly<Record<string, InferenceClassDevice>> = {
   // demo/cluster-classes.yaml, classes l4-1x-g6 and l40s-1x-g6e.
   l4: { name: 'gpu', driver: 'gpu.nvidia.com', attributes: { architecture: { string: 'Ada Lovelace' } }, capacity: { memory: { value: '23034Mi' } } },
   l40s: { name: 'gpu', driver: 'gpu.nvidia.com', attributes: { architecture: { string: 'Ada Lovelace' } }, capacity: { memory: { value: '46068Mi' } } },
-  // The GPU fixture of test/cel/acceptance.test.ts.
+  // The GPU fixture of packages/cel/test/acceptance.test.ts.
   h200: {
     name: 'gpu',
     driver: 'gpu.nvidia.com',

@@ -1,28 +1,38 @@
 /**
- * The shape of test/fixtures/cel-oracle.json: devices, the questions asked
- * (cases) and what the Kubernetes code answered (expect). Written by
- * scripts/oracle/generate.ts from the Go program in test/oracle; read by
- * test/cel/oracle.test.ts.
+ * The shape of the oracle fixtures: devices, the questions asked (cases) and
+ * what the Kubernetes code answered (expect). Written by
+ * scripts/oracle/generate.ts from the Go program in test/oracle. The CEL
+ * package's questions (DRA selectors, Quantity, Semver) go to its own fixture,
+ * packages/cel/test/fixtures/cel-oracle.json, read by its oracle test; the
+ * CRD validation-rule questions, which ask about this repository's XRDs and
+ * vendored CRDs, go to test/fixtures/crd-oracle.json, read by
+ * test/schema/crd-oracle.test.ts.
  */
-import type { InferenceClassDevice } from '../../functions/lib/cel/index.js';
+import {
+  type CelOracleCase,
+  type OracleAnswer as CelOracleAnswer,
+  type OracleFixture as Fixture,
+  formatFixture,
+} from '../../packages/cel/test/oracle/fixture.js';
 import type { JSONSchemaProps } from '../../functions/lib/schema/index.js';
 import type { SchemaRef } from './cases-crd.js';
 
+export { formatFixture };
+
+/** A CRD validation-rule question. */
+export interface CrdCase {
+  readonly id: string;
+  readonly kind: 'crd';
+  /** The root schema, inline (hand-written cases) … */
+  readonly schema?: JSONSchemaProps;
+  /** … or by reference to apis/ or the provider CRD snapshot. */
+  readonly schemaRef?: SchemaRef;
+  readonly object?: unknown;
+  readonly oldObject?: unknown;
+}
+
 /** A question for the oracle. */
-export type OracleCase =
-  | { readonly id: string; readonly kind: 'cel'; readonly expression: string; readonly device: string }
-  | { readonly id: string; readonly kind: 'quantity'; readonly input: string }
-  | { readonly id: string; readonly kind: 'semver'; readonly input: string; readonly normalize?: boolean }
-  | {
-      readonly id: string;
-      readonly kind: 'crd';
-      /** The root schema, inline (hand-written cases) … */
-      readonly schema?: JSONSchemaProps;
-      /** … or by reference to apis/ or the provider CRD snapshot. */
-      readonly schemaRef?: SchemaRef;
-      readonly object?: unknown;
-      readonly oldObject?: unknown;
-    };
+export type OracleCase = CelOracleCase | CrdCase;
 
 /** What cel.Compile says about one rule of a CRD case. */
 export interface CrdRuleAnswer {
@@ -51,42 +61,21 @@ export interface CrdAnswer {
 }
 
 /** What Kubernetes answered. */
-export interface OracleAnswer {
-  readonly id: string;
-  /** Where it failed: compile, device, eval (cel) or parse (quantity, semver); absent on success. */
-  readonly stage?: 'compile' | 'device' | 'eval' | 'parse';
-  /** Kubernetes' error text; not kept for eval errors (which one comes first depends on map order). */
-  readonly error?: string;
-  /** cel: the bool result; quantity: the canonical string; semver: Version.String(). */
-  readonly value?: boolean | string;
-  /** cel: the estimated cost (when it compiled or was rejected for cost). */
-  readonly cost?: number;
-  /** cel: the runtime cost of the evaluation (printed by the oracle, not kept in the fixture: it depends on map order). */
-  readonly actualCost?: number;
-  /** quantity: AsApproximateFloat64 formatted with Go's 'e' -1 format. */
-  readonly float?: string;
-  /** quantity: AsInt64 when it succeeds. */
-  readonly int?: string;
-  readonly sign?: number;
-  /** quantity: the exact value (inf.Dec String). */
-  readonly exact?: string;
+export interface OracleAnswer extends CelOracleAnswer {
   /** crd: the answer. */
   readonly crd?: CrdAnswer;
 }
 
-/** The committed fixture. */
-export interface OracleFixture {
-  /** Module versions the answers come from. */
-  readonly kubernetes: Readonly<Record<string, string>>;
-  readonly devices: Readonly<Record<string, InferenceClassDevice>>;
-  readonly cases: readonly (OracleCase & { readonly expect: OracleAnswer })[];
-}
+/** All answers of one oracle run. */
+export type OracleFixture = Fixture<OracleCase, OracleAnswer>;
 
-/** Serializes the fixture with one case per line, so that diffs stay readable. */
-export function formatFixture(f: OracleFixture): string {
-  const devices = Object.entries(f.devices)
-    .map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
-    .join(',\n');
-  const cases = f.cases.map((c) => `    ${JSON.stringify(c)}`).join(',\n');
-  return `{\n  "kubernetes": ${JSON.stringify(f.kubernetes)},\n  "devices": {\n${devices}\n  },\n  "cases": [\n${cases}\n  ]\n}\n`;
+/**
+ * Splits one run's answers into the CEL package's fixture (every case but
+ * `crd`, with the devices) and this repository's CRD fixture (the `crd`
+ * cases, no devices); both keep the module versions.
+ */
+export function splitFixture(f: OracleFixture): { readonly cel: Fixture; readonly crd: Fixture<CrdCase, OracleAnswer> } {
+  const cel = f.cases.filter((c): c is CelOracleCase & { expect: OracleAnswer } => c.kind !== 'crd');
+  const crd = f.cases.filter((c): c is CrdCase & { expect: OracleAnswer } => c.kind === 'crd');
+  return { cel: { kubernetes: f.kubernetes, devices: f.devices, cases: cel }, crd: { kubernetes: f.kubernetes, devices: {}, cases: crd } };
 }

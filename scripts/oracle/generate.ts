@@ -1,7 +1,9 @@
 /**
  * `npm run oracle`: asks the Kubernetes oracle (test/oracle, Go) every
- * question in scripts/oracle/cases.ts and grammar.ts and writes the answers
- * to test/fixtures/cel-oracle.json (or to `--out PATH`).
+ * question in scripts/oracle/cases.ts and grammar.ts and writes the answers:
+ * the DRA selector, Quantity and Semver cases to the CEL package's fixture
+ * (packages/cel/test/fixtures/cel-oracle.json), the CRD validation-rule
+ * cases to test/fixtures/crd-oracle.json (or both into `--out DIR`).
  *
  * The Go program is built once into .cache/oracle/oracle and rebuilt when its
  * sources are newer than the binary. Requires `go` on PATH for that build.
@@ -10,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -36,7 +38,7 @@ import {
 import { stringFormatQuestions } from './cases-format.js';
 import { DEVICES, GOOD_DEVICES } from './devices.js';
 import { crdQuestions, questionSchema } from './cases-crd.js';
-import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture } from './fixture.js';
+import { formatFixture, type OracleAnswer, type OracleCase, type OracleFixture, splitFixture } from './fixture.js';
 import { randomSelectors } from './grammar.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -154,15 +156,24 @@ export function runOracle(cases: readonly OracleCase[], bin = ensureOracle()): O
   };
 }
 
+/** Where each fixture is committed, relative to the repository root. */
+export const FIXTURES = {
+  cel: join('packages', 'cel', 'test', 'fixtures', 'cel-oracle.json'),
+  crd: join('test', 'fixtures', 'crd-oracle.json'),
+} as const;
+
 function main(): void {
   const { values } = parseArgs({ options: { out: { type: 'string' }, oracle: { type: 'string' } } });
-  const out = values.out ?? join(root, 'test', 'fixtures', 'cel-oracle.json');
   const fixture = runOracle(allCases(), values.oracle ?? ensureOracle());
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, formatFixture(fixture));
-  const byKind = new Map<string, number>();
-  for (const c of fixture.cases) byKind.set(c.kind, (byKind.get(c.kind) ?? 0) + 1);
-  process.stdout.write(`${fixture.cases.length} cases (${[...byKind].map(([k, n]) => `${n} ${k}`).join(', ')}) written to ${out}\n`);
+  const parts = splitFixture(fixture);
+  for (const key of ['cel', 'crd'] as const) {
+    const out = values.out === undefined ? join(root, FIXTURES[key]) : join(values.out, basename(FIXTURES[key]));
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, formatFixture(parts[key]));
+    const byKind = new Map<string, number>();
+    for (const c of parts[key].cases) byKind.set(c.kind, (byKind.get(c.kind) ?? 0) + 1);
+    process.stdout.write(`${parts[key].cases.length} cases (${[...byKind].map(([k, n]) => `${n} ${k}`).join(', ')}) written to ${out}\n`);
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -5,7 +5,7 @@
  * `my-model` in `ml-team`, engine `main` with one Standalone member requesting
  * one `gpu`; cluster Ready with a gateway and pool `default` of 2 nodes with
  * one DRA gpu device (count 1, 141Gi).
- * Selectors are evaluated by the real CEL library (functions/lib/cel) through
+ * Selectors are evaluated by the real CEL library (the `@modelplane/cel` package) through
  * the function's own matcher; `sel.*` makes the three forms the cases use.
  */
 import type { ComposeRequest, JsonObject, KubeObject, ObservedResource } from '../../functions/lib/function.js';

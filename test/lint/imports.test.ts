@@ -46,6 +46,17 @@ describe('import boundaries', () => {
     expect(brokenRule('cli/plan.ts', 'functions/lib/names.js')).toBeUndefined();
   });
 
+  it('keeps a workspace package self-contained and imported by name', () => {
+    write('packages/cel/src/index.ts', "import { x } from './own.js';\nimport { y } from '../../../functions/lib/order.js';\n");
+    write('packages/cel/test/a.test.ts', "import { x } from '../src/index.js';\nimport { f } from '../../../scripts/oracle/grammar.js';\n");
+    write('functions/c/compose.ts', "import { compileSelector } from '@modelplane/cel';\nimport { crd } from '../../packages/cel/src/crd.js';\n");
+    expect(sidewaysImports(scratch).filter((v) => v.file.startsWith('packages/') || v.file === 'functions/c/compose.ts')).toStrictEqual([
+      { file: 'functions/c/compose.ts', line: 2, target: 'packages/cel/src/crd.js', rule: 'import a workspace package by its name (its package.json "name"), not by a path' },
+      { file: 'packages/cel/src/index.ts', line: 2, target: 'functions/lib/order.js', rule: 'a package imports only its own files; packages/cel/ must build and test alone' },
+      { file: 'packages/cel/test/a.test.ts', line: 2, target: 'scripts/oracle/grammar.js', rule: 'a package imports only its own files; packages/cel/ must build and test alone' },
+    ]);
+  });
+
   it('the repository keeps them', () => {
     expect(sidewaysImports(ROOT).map((v) => `${v.file}:${v.line} imports ${v.target}`)).toStrictEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
  * The production {@link DeviceMatcher}: DRA device selectors compiled and
- * evaluated by the project's CEL library (`functions/lib/cel/`,
+ * evaluated by the project's CEL library (the `@modelplane/cel` package in `packages/cel/`,
  * docs/kinds/modeldeployment.md#device-selectors, docs/design.md#cel-as-kubernetes-enforces-it), which behaves as Kubernetes' DRA allocator does.
  *
  * Guarantees: a selector that does not compile (syntax, types, non-bool
@@ -18,10 +18,10 @@ import {
   isCompileError,
   matchDevice,
   prepareDevice,
-} from '../cel/index.js';
+} from '@modelplane/cel';
 import type { DeviceMatcher } from './matcher.js';
 
-/** Compiles and evaluates selectors with functions/lib/cel. */
+/** Compiles and evaluates selectors with the `@modelplane/cel` package. */
 export const celMatcher: DeviceMatcher<CompiledSelector, CelDevice | DeviceError> = {
   compile(source) {
     const c = compileSelector(source);

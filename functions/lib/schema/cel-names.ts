@@ -1,11 +1,11 @@
 /**
  * Property names as CRD validation rules see them: Kubernetes' escaping
- * (functions/lib/cel/crd-names.ts), plus the schema lookups the lint needs.
+ * (packages/cel/src/crd-names.ts), plus the schema lookups the lint needs.
  */
-import { escapeCelName } from '../cel/crd-names.js';
+import { escapeCelName } from '@modelplane/cel/crd';
 import type { JSONSchemaProps } from './types.js';
 
-export { escapeCelName } from '../cel/crd-names.js';
+export { escapeCelName } from '@modelplane/cel/crd';
 
 /** True when values of `schema` are objects whose property names CEL sees escaped (it declares properties). */
 export function hasEscapedNames(schema: JSONSchemaProps | undefined): boolean {

@@ -1,9 +1,9 @@
 /**
  * `x-kubernetes-validations` rules for the validator and the XRD lint, on
- * our Kubernetes CEL engine's CRD environment (functions/lib/cel/crd.ts):
+ * our Kubernetes CEL engine's CRD environment (`@modelplane/cel/crd`, packages/cel/src/crd.ts):
  * the same compile, type, cost and evaluation rules as the API server
  * (k8s.io/apiextensions-apiserver `pkg/apiserver/schema/cel`), checked
- * against it by the CRD oracle cases (test/cel/crd-oracle.test.ts).
+ * against it by the CRD oracle cases (test/schema/crd-oracle.test.ts).
  *
  * Guarantees:
  * - `self` is the node the rule sits on, typed and converted from its schema
@@ -17,18 +17,18 @@
  *   100,000,000) plus our house rules (a static `message`, no
  *   `messageExpression`), each naming the rule's schema path.
  *
- * Divergences from Kubernetes: the ones of functions/lib/cel/crd.ts.
+ * Divergences from Kubernetes: the ones of packages/cel/src/crd.ts.
  */
 import {
   compileCrdRule,
   type CrdRuleCompilation,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
-} from '../cel/crd.js';
+} from '@modelplane/cel/crd';
 import type { JSONSchemaProps, ValidationRule } from './types.js';
 
-export { crdActivation, evaluateCrdRule, ruleMessageOrDefault, RUNTIME_CEL_COST_BUDGET } from '../cel/crd.js';
-export type { CompiledCrdRule, CrdRuleCompilation, CrdRuleOutcome } from '../cel/crd.js';
+export { crdActivation, evaluateCrdRule, ruleMessageOrDefault, RUNTIME_CEL_COST_BUDGET } from '@modelplane/cel/crd';
+export type { CompiledCrdRule, CrdRuleCompilation, CrdRuleOutcome } from '@modelplane/cel/crd';
 
 /** Compiles a rule on the schema node it sits on (cached). `isResourceRoot`: the node is a resource's root or an embedded resource. */
 export function compileRule(rule: ValidationRule, schema: JSONSchemaProps, isResourceRoot = false): CrdRuleCompilation {

@@ -5,9 +5,9 @@
  * suite re-checks the full set against Kubernetes).
  */
 import { describe, expect, it } from 'vitest';
-import { type CelCompileError, compileSelector, isCompileError, matchDevice } from '../../functions/lib/cel/index.js';
-import { stringFormat } from '../../functions/lib/cel/strformat.js';
-import { CelUint } from '../../functions/lib/cel/values.js';
+import { type CelCompileError, compileSelector, isCompileError, matchDevice } from '../src/index.js';
+import { stringFormat } from '../src/strformat.js';
+import { CelUint } from '../src/values.js';
 
 describe('stringFormat', () => {
   it.each([

@@ -4,10 +4,9 @@
  * equality and `+` honour it (k8s.io/apiserver/pkg/cel/common
  * valuesunstructured.go `unstructuredSetList`, `unstructuredMapList`).
  * Lists without it are CEL's ordinary lists. The left operand decides, as in
- * Kubernetes.
+ * Kubernetes. Elements are CEL values; this module reads only their scalar
+ * kinds and a map's `find`, so it is generic in the element type.
  */
-import type { CelValue } from './values.js';
-
 /** How a list compares and concatenates: Kubernetes' list types. */
 export type ListSemantics = { readonly type: 'set' } | { readonly type: 'map'; readonly keys: readonly string[] };
 
@@ -15,23 +14,23 @@ export type ListSemantics = { readonly type: 'set' } | { readonly type: 'map'; r
 export const LIST_SEMANTICS: unique symbol = Symbol('listSemantics');
 
 /** A list that may carry its list type. */
-export type TypedList = readonly CelValue[] & { readonly [LIST_SEMANTICS]?: ListSemantics };
+export type TypedList<T = unknown> = readonly T[] & { readonly [LIST_SEMANTICS]?: ListSemantics };
 
 /** The list type of a list value, if it has one. */
-export function listSemantics(v: readonly CelValue[]): ListSemantics | undefined {
+export function listSemantics(v: readonly unknown[]): ListSemantics | undefined {
   return (v as TypedList)[LIST_SEMANTICS];
 }
 
 interface MapLike {
-  find(k: CelValue): CelValue | undefined;
+  find(k: string): unknown;
 }
 
-function isMapLike(v: CelValue): v is CelValue & MapLike {
-  return typeof v === 'object' && v !== null && typeof (v as unknown as MapLike).find === 'function' && !Array.isArray(v);
+function isMapLike(v: unknown): v is MapLike {
+  return typeof v === 'object' && v !== null && typeof (v as MapLike).find === 'function' && !Array.isArray(v);
 }
 
 /** A comparable key of a scalar list element, as Go compares the decoded JSON values. */
-function scalarKey(v: CelValue): string | undefined {
+function scalarKey(v: unknown): string | undefined {
   if (typeof v === 'bigint') return `i${v}`;
   if (typeof v === 'number') return `d${v}`;
   if (typeof v === 'string') return `s${v}`;
@@ -40,7 +39,7 @@ function scalarKey(v: CelValue): string | undefined {
   return undefined;
 }
 
-function mapListKey(e: CelValue, keys: readonly string[]): string {
+function mapListKey(e: unknown, keys: readonly string[]): string {
   if (!isMapLike(e)) return '\u0000unkeyed';
   return JSON.stringify(keys.map((k) => {
     const x = e.find(k);
@@ -53,7 +52,7 @@ function mapListKey(e: CelValue, keys: readonly string[]): string {
  * Kubernetes): same size, every element of `b` in `a` (by value for sets, by
  * key fields then by value for maps). `eq` compares two elements.
  */
-export function typedListEquals(a: TypedList, b: readonly CelValue[], eq: (x: CelValue, y: CelValue) => boolean): boolean {
+export function typedListEquals<T>(a: TypedList<T>, b: readonly T[], eq: (x: T, y: T) => boolean): boolean {
   const sem = a[LIST_SEMANTICS]!;
   if (a.length !== b.length) return false;
   if (sem.type === 'set') {
@@ -72,9 +71,9 @@ export function typedListEquals(a: TypedList, b: readonly CelValue[], eq: (x: Ce
  * appended) or a map list (`b`'s entries replace `a`'s with the same keys in
  * place, new keys appended). The result keeps `a`'s list type.
  */
-export function typedListAdd(a: TypedList, b: readonly CelValue[]): TypedList {
+export function typedListAdd<T>(a: TypedList<T>, b: readonly T[]): TypedList<T> {
   const sem = a[LIST_SEMANTICS]!;
-  const out = [...a] as CelValue[] & { [LIST_SEMANTICS]?: ListSemantics };
+  const out = [...a] as T[] & { [LIST_SEMANTICS]?: ListSemantics };
   if (sem.type === 'set') {
     const seen = new Set(a.map(scalarKey));
     for (const x of b) {

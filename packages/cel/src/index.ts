@@ -4,7 +4,7 @@
  * InferenceClass devices the way the scheduler's DRA allocator does
  * (k8s.io/dynamic-resource-allocation/cel, apimachinery resource.Quantity,
  * blang/semver). Agreement with the real Kubernetes code is checked by the
- * oracle suite (test/cel/oracle.test.ts, fixture test/fixtures/cel-oracle.json).
+ * oracle suite (test/oracle.test.ts, fixture test/fixtures/cel-oracle.json).
  *
  * Guarantees:
  * - nothing here throws for user input: compiling returns a

@@ -3,7 +3,9 @@
  * reading a suffix into base, exponent and format, and writing one back.
  */
 import { inInt64 } from './int64.js';
-import type { QuantityFormat } from './quantity.js';
+
+/** How a quantity renders: the format of its suffix (resource.Format). */
+export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
 
 const DECIMAL_SUFFIXES: ReadonlyMap<string, number> = new Map([
   ['n', -9],

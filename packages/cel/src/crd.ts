@@ -3,7 +3,8 @@
  * as the Kubernetes 1.34 API server compiles and evaluates them
  * (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel compilation.go,
  * validation.go), on our engine. Agreement with the real code is checked by
- * the oracle (test/cel/crd-oracle.test.ts).
+ * the CRD oracle of the repository this package is developed in
+ * (test/schema/crd-oracle.test.ts there).
  *
  * Guarantees:
  * - `self` (and `oldSelf`, optional when the rule says `optionalOldSelf`) is
@@ -328,4 +329,5 @@ export function ruleMessageOrDefault(rule: CrdRule): string {
   return rule.message === undefined || rule.message.length === 0 ? `failed rule: ${ruleErrorString(rule)}` : rule.message.trim();
 }
 
+export { escapeCelName } from './crd-names.js';
 export { CelCompileError, typeName };

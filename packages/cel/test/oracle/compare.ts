@@ -1,6 +1,6 @@
 /**
- * Compares our engine's answer to one oracle case with Kubernetes' answer.
- * Used by oracle.test.ts and by scripts/ci-oracle.sh's freshness check.
+ * Compares this package's answer to one oracle case with Kubernetes' answer.
+ * Used by oracle.test.ts.
  */
 import {
   compileSelector,
@@ -10,9 +10,8 @@ import {
   parseQuantityOrError,
   parseSemver,
   parseSemverNormalized,
-} from '../../functions/lib/cel/index.js';
-import type { OracleCase, OracleFixture } from '../../scripts/oracle/fixture.js';
-import { crdDisagreement } from './crd-compare.js';
+} from '../../src/index.js';
+import type { CelOracleCase, OracleFixture } from './fixture.js';
 
 type FixtureCase = OracleFixture['cases'][number];
 
@@ -26,7 +25,7 @@ export function goFloatE(f: number): string {
 }
 
 /** What our engine answers, in the oracle's shape (without id). */
-export function ourAnswer(c: Exclude<OracleCase, { kind: 'crd' }>, devices: OracleFixture['devices'], withRuntimeCost = false): Record<string, unknown> {
+export function ourAnswer(c: CelOracleCase, devices: OracleFixture['devices'], withRuntimeCost = false): Record<string, unknown> {
   if (c.kind === 'quantity') {
     const q = parseQuantityOrError(c.input);
     if (typeof q === 'string') return { stage: 'parse', error: q };
@@ -59,7 +58,6 @@ export function ourAnswer(c: Exclude<OracleCase, { kind: 'crd' }>, devices: Orac
  * selectors also the same estimated cost.
  */
 export function disagreement(c: FixtureCase, devices: OracleFixture['devices']): string | undefined {
-  if (c.kind === 'crd') return crdDisagreement(c);
   const ours = ourAnswer(c, devices);
   const want = c.expect;
   const show = () => `${c.id} ${c.kind === 'cel' ? JSON.stringify(c.expression) : JSON.stringify(c.input)}: ours ${JSON.stringify(ours)} k8s ${JSON.stringify(want)}`;

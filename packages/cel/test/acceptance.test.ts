@@ -9,7 +9,7 @@
  * passes the bool check) but do not match.
  */
 import { describe, expect, it } from 'vitest';
-import { compileSelector, type InferenceClassDevice, isCompileError, matchDevice } from '../../functions/lib/cel/index.js';
+import { compileSelector, type InferenceClassDevice, isCompileError, matchDevice } from '../src/index.js';
 
 const GPU: InferenceClassDevice = {
   name: 'gpu',

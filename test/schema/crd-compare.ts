@@ -14,13 +14,13 @@
  *   "rule compile error" entries Kubernetes reports instead;
  * - the runtime cost is the same, when Kubernetes' is stable across runs.
  */
-import { compileCrdRule } from '../../functions/lib/cel/crd.js';
+import { compileCrdRule } from '@modelplane/cel/crd';
 import { formatFieldError, type JSONSchemaProps, validateObject } from '../../functions/lib/schema/index.js';
 import { ruleProblems } from '../../functions/lib/schema/cel.js';
 import { questionSchema } from '../../scripts/oracle/cases-crd.js';
-import type { CrdAnswer, CrdRuleAnswer, OracleAnswer, OracleCase } from '../../scripts/oracle/fixture.js';
+import type { CrdAnswer, CrdCase as CrdQuestion, CrdRuleAnswer, OracleAnswer } from '../../scripts/oracle/fixture.js';
 
-type CrdCase = Extract<OracleCase, { kind: 'crd' }> & { expect: OracleAnswer };
+type CrdCase = CrdQuestion & { readonly expect: OracleAnswer };
 
 /** Our rule answers, in the oracle's walk order (properties sorted, then items, then additionalProperties). */
 export function ourRules(root: JSONSchemaProps): CrdRuleAnswer[] {

@@ -31,13 +31,13 @@ import {
   ZERO_AMOUNT,
 } from './amount.js';
 import { Dec, parseDec } from './decimal.js';
-import { constructSuffix, interpretSuffix } from './suffix.js';
+import { constructSuffix, interpretSuffix, type QuantityFormat } from './suffix.js';
 import { INT64_MAX, inInt64, int64Multiply, negativeScaleInt64, positiveScaleInt64, wrap64 } from './int64.js';
 
 export { goPow10 } from './amount.js';
 
 /** How a quantity renders: the format of its suffix. */
-export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
+export type { QuantityFormat };
 
 /** The regular expression Kubernetes quotes in its format error. */
 const SPLIT_RE = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
