@@ -30,7 +30,7 @@ export function planOnce(path: string, env: Record<string, string> = {}): { ms: 
       '--import',
       'tsx',
       '-e',
-      `const { plan } = await import(${JSON.stringify(join(REPO_ROOT, 'cli/plan/plan.ts'))});
+      `const { plan } = await import(${JSON.stringify(join(REPO_ROOT, 'cli/plan/planner.ts'))});
        const { buildReport } = await import(${JSON.stringify(join(REPO_ROOT, 'cli/plan/report.ts'))});
        const rep = buildReport(await plan([${JSON.stringify(path)}]));
        const placed = rep.deployments.reduce((a, d) => a + d.scheduledReplicas, 0);

@@ -1,7 +1,7 @@
 /**
  * `modelplane plan PATH... [--output text|json|yaml] [--write DIR] [--rounds N] [--together]
  * [--now T] [--lose CLUSTER... | --check-survivable]`: the preview a platform team reviews
- * before applying (plan/plan.ts), and what a cluster's loss would do
+ * before applying (plan/planner.ts), and what a cluster's loss would do
  * (docs/failover.md#what-if; plan/survivable.ts).
  *
  * Exit codes (a CI gate; also in `modelplane plan --help` and docs/cli.md#exit-codes):
@@ -18,11 +18,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../functions/lib/function.js';
-import { plan } from './plan/plan.js';
+import { plan } from './plan/planner.js';
 import { buildReport, replicasCost } from './plan/report.js';
-import { stateAddresses } from './plan/providers.js';
+import { stateAddresses } from './simulated/providers.js';
 import { diffState, formatDiff, loadState, type PlanState, STATE_FILE } from './plan/state.js';
-import { controllerUid, groupOf, keyOf } from './plan/store.js';
+import { controllerUid, groupOf, keyOf } from './objects.js';
 import { UserError } from './load.js';
 import { formatText } from './plan/text.js';
 import { toYaml } from './render/output.js';

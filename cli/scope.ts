@@ -15,7 +15,7 @@ import type { KubeObject } from '../functions/lib/function.js';
 import { loadXrds, type ParsedDocs, type SchemaRegistry } from '../functions/lib/schema/index.js';
 import { REPO_ROOT } from './functions.js';
 import { CODE_ROOT, COMPILED } from './root.js';
-import { groupOf } from './plan/store.js';
+import { groupOf } from './objects.js';
 
 const BUILTIN_CLUSTER_SCOPED = [
   '/Namespace',

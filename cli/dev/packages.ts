@@ -21,7 +21,7 @@ import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { functionFolders } from '../functions.js';
 import { configurationDocuments, FUNCTION_REGISTRY, functionPackage, PACKAGE_VERSION } from '../package.js';
 import { toYaml } from '../render/output.js';
-import { CHART_CRDS, EXTRA_CRDS_DIR, PROVIDER_PACKAGES } from './simulated.js';
+import { CHART_CRDS, EXTRA_CRDS_DIR, PROVIDER_PACKAGES } from '../simulated/provider-packages.js';
 import { REGISTRY } from './state.js';
 import { firstLoss, layerDocuments } from './xpkg.js';
 
@@ -74,7 +74,7 @@ export function writePackageFolders(dir: string, crds: string, providerKubernete
   const deps = ((meta!['spec'] as JsonObject)['dependsOn'] ?? []) as { kind?: string; package?: string; version?: string }[];
   for (const dep of deps.filter((d) => d.kind === 'Provider')) {
     const known = PROVIDER_PACKAGES.find((p) => p.package === dep.package);
-    if (!known) throw new Error(`crossplane.yaml depends on ${dep.package}, which cli/dev/simulated.ts does not simulate: add it there`);
+    if (!known) throw new Error(`crossplane.yaml depends on ${dep.package}, which cli/simulated/provider-packages.ts does not simulate: add it there`);
     const name = basename(known.package);
     const root = join(dir, name);
     if (known.real) {

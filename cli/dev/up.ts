@@ -53,7 +53,7 @@ import { kubeconfig, Pki } from './pki.js';
 import { createNetns, inNetns, netnsUnsupportedReason, startComponent, waitUntil } from './processes.js';
 import { conditionsOf } from './runtime/conditions.js';
 import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
-import { providerCrdsDir } from './simulated.js';
+import { providerCrdsDir } from '../simulated/provider-packages.js';
 import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, WORKLOAD_SECRET, workloadServer, writeState } from './state.js';
 import { stopAll } from './lifecycle.js';
 

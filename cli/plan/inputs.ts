@@ -15,7 +15,7 @@
 import type { KubeObject } from '../../functions/lib/function.js';
 import type { JSONSchemaProps } from '../../functions/lib/schema/index.js';
 import type { LoadedDocument } from '../load.js';
-import { groupOf } from './store.js';
+import { groupOf } from '../objects.js';
 
 /** Why a document's name is unusable, or undefined when it has one. */
 export function nameProblem(o: KubeObject): string | undefined {

@@ -8,8 +8,8 @@
  * missing object is `null`, never left out.
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
-import { manifestOf } from './providers.js';
-import { controllerUid } from './store.js';
+import { manifestOf } from '../simulated/providers.js';
+import { controllerUid } from '../objects.js';
 
 /** One replica's PodMonitor. */
 export interface PodMonitorReport {

@@ -22,7 +22,8 @@ import type { ResourceSelector } from '@crossplane-org/function-sdk-typescript';
 import type { FunctionRuntime } from '../functions.js';
 import { render } from '../render/engine.js';
 import { jsonEqual } from './json-equal.js';
-import { groupOf, keyOf, type ObjectStore } from './store.js';
+import { groupOf, keyOf } from '../objects.js';
+import type { ObjectStore } from './store.js';
 
 /**
  * One required-resource read of a reconcile: the selector's `group/kind`, the

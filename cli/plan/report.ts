@@ -7,10 +7,10 @@
  * the same store gives the same report.
  */
 import { conditionStatus, type JsonObject, type KubeObject, sortByNamespacedName } from '../../functions/lib/function.js';
-import type { InvalidInput, PlanResult } from './plan.js';
+import type { InvalidInput, PlanResult } from './planner.js';
 import { buildCapacity } from '../../functions/lib/fleet/capacity.js';
 import { readFleet, readReplicas } from '../../functions/lib/fleet/fleet.js';
-import { controllerUid } from './store.js';
+import { controllerUid } from '../objects.js';
 import { PRIORITY_LABEL } from '../../functions/lib/names.js';
 import { type ObservabilityReport, observabilityReport } from './observability.js';
 import { formatHourly, parsePrice, replicaCost } from '../../functions/lib/fleet/price.js';
@@ -76,7 +76,7 @@ export interface ConditionReport {
   message: string;
 }
 
-/** A deployment's measured cold start (its status.coldStart); in a plan the times are simulated (providers.ts). */
+/** A deployment's measured cold start (its status.coldStart); in a plan the times are simulated (cli/simulated/providers.ts). */
 export interface ColdStartReport {
   replicas: number;
   p50Seconds: number | null;

@@ -23,8 +23,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { type LoadError, loadManifestsReporting } from '../load.js';
-import { stateAddresses } from './providers.js';
-import { groupOf, identityUid, keyOf } from './store.js';
+import { stateAddresses } from '../simulated/providers.js';
+import { groupOf, identityUid, keyOf } from '../objects.js';
 
 /** The `state` key of `plan -o json|yaml`: the composed objects as `--write` writes them, and the simulated addresses as `[owner, address]`. */
 export interface PlanState {

@@ -15,25 +15,8 @@
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { deepFrozen } from '../../functions/lib/json.js';
-import { groupOf, inListSelector, uuidV5 } from '../render/xr.js';
-
-export { groupOf };
-
-/** The store key of an object: `group/kind/namespace/name`. */
-export function keyOf(obj: KubeObject): string {
-  return `${groupOf(obj.apiVersion)}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
-/** The UID the store gives an object without one. */
-export function identityUid(obj: KubeObject): string {
-  return uuidV5(`${obj.apiVersion}, Kind=${obj.kind}\0${obj.metadata?.namespace ?? ''}\0${obj.metadata?.name ?? ''}`);
-}
-
-/** The UID of an object's controller, if it has one. */
-export function controllerUid(obj: KubeObject): string | undefined {
-  const refs = obj.metadata?.['ownerReferences'] as { controller?: boolean; uid?: string }[] | undefined;
-  return refs?.find((r) => r.controller)?.uid;
-}
+import { controllerUid, groupOf, identityUid, keyOf } from '../objects.js';
+import { inListSelector } from '../render/xr.js';
 
 /** An object store with Kubernetes' identity, scope and garbage-collection rules. */
 export class ObjectStore {

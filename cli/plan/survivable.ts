@@ -12,7 +12,7 @@
  * either).
  */
 import Table from 'cli-table3';
-import { plan, type PlanOptions } from './plan.js';
+import { plan, type PlanOptions } from './planner.js';
 import { buildReport, type PlanReport } from './report.js';
 
 /** A deployment or service a loss leaves short. */

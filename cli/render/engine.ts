@@ -41,7 +41,8 @@ import type { FunctionRuntime } from '../functions.js';
 import { UserError } from '../load.js';
 import { postProcess } from './compose.js';
 import { requirementsEqual } from './requirements.js';
-import { deterministicUid, FIXED_TIME, groupOf, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
+import { groupOf } from '../objects.js';
+import { deterministicUid, FIXED_TIME, inListSelector, RESOURCE_NAME_ANNOTATION } from './xr.js';
 
 /** Everything one render takes. */
 export interface RenderInputs {

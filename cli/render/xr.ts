@@ -12,11 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Condition, JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { UserError } from '../load.js';
-
-/** The API group of an apiVersion (`""` for the core group). */
-export function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-}
+import { uuidV5 } from '../objects.js';
 
 /**
  * Whether an object passes the namespace and label parts of a required-resource
@@ -37,19 +33,6 @@ export const FIXED_TIME = '2024-01-01T00:00:00Z';
 export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
 /** Label naming the root XR of a composed tree. */
 export const COMPOSITE_LABEL = 'crossplane.io/composite';
-
-/**
- * Version-5 (SHA-1) UUID in the nil namespace, RFC 4122 §4.3: what render
- * gives an XR without a UID, over `"<group>/<version>, Kind=<Kind>" NUL namespace NUL name`.
- */
-export function uuidV5(name: string): string {
-  const digest = createHash('sha1').update(Buffer.concat([Buffer.alloc(16), Buffer.from(name, 'utf8')])).digest();
-  const b = digest.subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x50;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /** The UID render derives for an XR that has none. */
 export function deterministicUid(xr: KubeObject): string {

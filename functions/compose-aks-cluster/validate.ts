@@ -8,14 +8,14 @@
  * pool rotates) is reported by name and keeps its observed node pool while
  * the rest of the cluster is composed normally. The messages and the
  * `SpecValid` condition are shared with the other clouds in
- * `functions/lib/cloud.ts`; the XRD's own name pattern
+ * `functions/lib/cloud-cluster.ts`; the XRD's own name pattern
  * (`^[a-z][a-z0-9]{0,11}$`) is the reference's.
  *
  * Divergence from the reference: a user pool named `system` or `systemtmp`
  * (an AKS agent pool name already taken) is refused instead of failing at
  * Azure.
  */
-import { commonPoolProblem, POOL_KEPT, type PoolProblem, type PoolShape } from '../lib/cloud.js';
+import { commonPoolProblem, POOL_KEPT, type PoolProblem, type PoolShape } from '../lib/cloud-cluster.js';
 import type { AKSClusterNodePool } from '../lib/generated/aksclusters.js';
 import { ROTATION_POOL_NAME } from './resources.js';
 

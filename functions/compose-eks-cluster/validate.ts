@@ -11,21 +11,21 @@
  * normally; so is a Spot pool with a capacity block (a reservation cannot be
  * bought as Spot, docs/capacity-types.md#eks). Messages name the field and the fix and are sorted by pool name.
  * The `SpecValid` condition, the unparsable-spec path and the pool report are
- * shared with the other clouds in `functions/lib/cloud.ts`.
+ * shared with the other clouds in `functions/lib/cloud-cluster.ts`.
  *
  * Divergences from the reference (docs/clouds.md#invalid-input):
- * the `SpecValid` condition (see functions/lib/cloud.ts); a user pool named `system`
+ * the `SpecValid` condition (see functions/lib/cloud-cluster.ts); a user pool named `system`
  * (which would overwrite the injected system node group) and a zone outside
  * the cluster's subnets (a dangling subnet reference) are refused.
  */
-import { commonPoolProblem, POOL_KEPT, type PoolProblem, type PoolShape } from '../lib/cloud.js';
+import { commonPoolProblem, POOL_KEPT, type PoolProblem, type PoolShape } from '../lib/cloud-cluster.js';
 import type { EKSClusterNodePool } from '../lib/generated/eksclusters.js';
 import type { Zone } from './aws.js';
 
 /** What an EKS pool's shape is. */
 export const EKS_SHAPE: PoolShape = { cloud: 'EKS', noun: 'instance type', fields: ['instanceType'] };
 
-/** Reason of a False `SpecValid` condition (functions/lib/cloud.ts) for unusable subnet CIDRs. */
+/** Reason of a False `SpecValid` condition (functions/lib/cloud-cluster.ts) for unusable subnet CIDRs. */
 export const REASON_INVALID_NETWORKING = 'InvalidNetworking';
 
 /**

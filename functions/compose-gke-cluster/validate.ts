@@ -7,13 +7,13 @@
  * reserved name `system`, or its class has no GKE machine type) is reported
  * by name and keeps its observed node pool while the rest of the cluster is
  * composed normally. The messages and the `SpecValid` condition are shared
- * with the other clouds in `functions/lib/cloud.ts`.
+ * with the other clouds in `functions/lib/cloud-cluster.ts`.
  *
  * Divergence from the reference (docs/clouds.md#invalid-input): a user
  * pool named `system`, which would overwrite the injected system node pool,
  * is refused.
  */
-import { commonPoolProblem, type PoolProblem, type PoolShape } from '../lib/cloud.js';
+import { commonPoolProblem, type PoolProblem, type PoolShape } from '../lib/cloud-cluster.js';
 import type { GKEClusterNodePool } from '../lib/generated/gkeclusters.js';
 
 /** What a GKE pool's shape is. */

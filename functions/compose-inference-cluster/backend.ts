@@ -22,7 +22,7 @@ import {
   type ProviderConfigCredentials,
   usage,
 } from '../lib/objects.js';
-import { INFRA_API_VERSION, SYSTEM_NAMESPACE } from './cloud.js';
+import { INFRA_API_VERSION, SYSTEM_NAMESPACE } from './nested-cluster.js';
 
 /** Desired-resource keys. */
 export const KEY_CPC = 'cluster-provider-config-kubernetes';

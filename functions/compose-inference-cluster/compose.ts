@@ -55,7 +55,7 @@ import { reachable } from '../lib/health.js';
 import { readyOnlyIfServing } from '../lib/ready.js';
 import { applyHealth } from './health.js';
 import { KEY_REPLICA_GUARD, keepChild, keepChildren, replicaGuard } from './backend.js';
-import { CLOUD_SOURCES } from './cloud.js';
+import { CLOUD_SOURCES } from './nested-cluster.js';
 import { composeExisting, kubeconfigSecretSelector, REQ_KUBECONFIG_SECRET } from './existing.js';
 import { composeProvisioned } from './provisioned.js';
 import { withUsage } from '../lib/fleet/cluster-usage.js';

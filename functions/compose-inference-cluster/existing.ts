@@ -35,8 +35,8 @@ import {
   type SecretEntry,
   servingStack,
 } from './backend.js';
-import { isLabelValue } from '../lib/cloud.js';
-import { errPoolName, REASON_INVALID_NODE_POOL, SYSTEM_NAMESPACE } from './cloud.js';
+import { isLabelValue } from '../lib/cloud-cluster.js';
+import { errPoolName, REASON_INVALID_NODE_POOL, SYSTEM_NAMESPACE } from './nested-cluster.js';
 import type { ExistingBlock, InferenceClass, InferenceCluster } from './spec.js';
 import {
   type ClusterProblem,

@@ -31,7 +31,7 @@ import { type Condition, type ComposeResult, getPath, type JsonObject, type Kube
 import { type ClusterHealth, formatTime, type HealthSignal, nextHealth, parseTime, readHealth } from '../lib/health.js';
 import { kubernetesObject } from '../lib/objects.js';
 import { KEY_CPC, KEY_SERVING_STACK, providerConfigName } from './backend.js';
-import { SYSTEM_NAMESPACE } from './cloud.js';
+import { SYSTEM_NAMESPACE } from './nested-cluster.js';
 import type { InferenceCluster } from './spec.js';
 
 /** The Synced reason of a paused managed resource (crossplane-runtime `ReconcilePaused`): its provider does not look. */

@@ -1,6 +1,6 @@
 /**
  * The provisioned sources (GKE, EKS, AKS, Nebius, Vultr): the shared flow of
- * docs/kinds/inferencecluster.md#provisioned-sources with the nested XR of cloud.ts.
+ * docs/kinds/inferencecluster.md#provisioned-sources with the nested XR of nested-cluster.ts.
  *
  * Guarantees:
  * - The nested XR is composed whenever every pool is valid for the cloud, or
@@ -47,7 +47,7 @@ import {
   type SecretEntry,
   servingStack,
 } from './backend.js';
-import { type CloudSource, nestedClusterXR, poolProblems } from './cloud.js';
+import { type CloudSource, nestedClusterXR, poolProblems } from './nested-cluster.js';
 import type { InferenceClass, InferenceCluster } from './spec.js';
 import {
   type ClusterProblem,

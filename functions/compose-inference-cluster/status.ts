@@ -29,10 +29,10 @@
  */
 import { type Condition, condition, getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import { InferenceClusterStatusCapabilitiesSchema } from '../lib/generated/inferenceclusters.js';
-import { isLabelValue } from '../lib/cloud.js';
+import { isLabelValue } from '../lib/cloud-cluster.js';
 import { cloneJson } from '../lib/json.js';
 import { capabilitiesStatus, type Fabric } from '../lib/workload.js';
-import { CLOUD_SOURCES, resolvedCapacityType, SYSTEM_NAMESPACE } from './cloud.js';
+import { CLOUD_SOURCES, resolvedCapacityType, SYSTEM_NAMESPACE } from './nested-cluster.js';
 import type { CapacityType, ExistingBlock, InferenceClass, NodePool, Pricing, Source } from './spec.js';
 
 /** Status fields this function owns, echoed unchanged on hold paths. */

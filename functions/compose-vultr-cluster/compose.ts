@@ -32,7 +32,7 @@ import {
   poolsByName,
   REASON_INVALID_SPEC,
   readCloudXr,
-} from '../lib/cloud.js';
+} from '../lib/cloud-cluster.js';
 import {
   type ComposeRequest,
   type ComposeResult,

@@ -10,9 +10,9 @@
  * and the fix; messages are sorted by pool name, so the same input always
  * gives the same text. The `SpecValid` condition (and its divergence from
  * the reference), the unparsable-spec path and the pool report are shared
- * with the other clouds in `functions/lib/cloud.ts`.
+ * with the other clouds in `functions/lib/cloud-cluster.ts`.
  */
-import { commonPoolProblem, type PoolProblem, type PoolShape } from '../lib/cloud.js';
+import { commonPoolProblem, type PoolProblem, type PoolShape } from '../lib/cloud-cluster.js';
 import type { VultrClusterNodePool } from '../lib/generated/vultrclusters.js';
 
 /** What a Vultr pool's shape is. */

@@ -19,7 +19,7 @@ import {
   REASON_INVALID_NODE_POOL,
   REASON_INVALID_SPEC,
   SPEC_VALID,
-} from '../../functions/lib/cloud.js';
+} from '../../functions/lib/cloud-cluster.js';
 import { REASON_INVALID_NETWORKING } from '../../functions/compose-eks-cluster/validate.js';
 import { Accepted as CLASS_ACCEPTED, Reason as CLASS } from '../../functions/compose-inference-class/compose.js';
 import { Reason as QUOTA, Usage } from '../../functions/compose-inference-quota/compose.js';

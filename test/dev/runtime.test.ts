@@ -15,7 +15,7 @@ import { changedFields, isHousekeeping, writesBetween } from '../../cli/dev/quie
 import { hasConditions, mergeConditions } from '../../cli/dev/runtime/conditions.js';
 import { claimsDevices, ledgerVerdict, owningReplica } from '../../cli/dev/runtime/device-scheduler.js';
 import { controllerOf, ObjectQueue, Pacer } from '../../cli/dev/runtime/queue.js';
-import { providerStatus } from '../../cli/plan/providers.js';
+import { providerStatus } from '../../cli/simulated/providers.js';
 import { firstLoss } from '../../cli/dev/xpkg.js';
 import type { KubeObject } from '../../functions/lib/function.js';
 

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { RunFunctionRequest, type RunFunctionResponse } from '@crossplane-org/function-sdk-typescript';
 import { renderExample, renderExamples } from '../../cli/examples.js';
 import { DirectRuntime, folderOf, functionFolders, REPO_ROOT } from '../../cli/functions.js';
-import { plan } from '../../cli/plan/plan.js';
+import { plan } from '../../cli/plan/planner.js';
 
 /** One recorded request. */
 export interface Seed {

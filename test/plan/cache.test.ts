@@ -2,13 +2,13 @@
  * `modelplane plan` of the two ModelCache examples: the
  * prefill/decode Kimi-K2-like deployment on EKS with a cache, and a cache
  * over a fleet that includes a Vultr cluster (the declared gap). The
- * cold-start times are the simulated ones of cli/plan/providers.ts
+ * cold-start times are the simulated ones of cli/simulated/providers.ts
  * (SIMULATED_STARTUP_SECONDS: 372 s from a cache).
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
-import { plan, type PlanResult } from '../../cli/plan/plan.js';
+import { plan, type PlanResult } from '../../cli/plan/planner.js';
 import { buildReport, type PlanReport } from '../../cli/plan/report.js';
 import { formatText } from '../../cli/plan/text.js';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
-import { plan, type PlanResult } from '../../cli/plan/plan.js';
+import { plan, type PlanResult } from '../../cli/plan/planner.js';
 import { buildReport, type PlanReport } from '../../cli/plan/report.js';
 import { formatText } from '../../cli/plan/text.js';
 import type { JsonObject } from '../../functions/lib/function.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { writeComposed } from '../../cli/plan.js';
-import { plan, type PlanResult } from '../../cli/plan/plan.js';
+import { plan, type PlanResult } from '../../cli/plan/planner.js';
 import { buildReport, type PlanReport } from '../../cli/plan/report.js';
 
 const SEEDS = join(REPO_ROOT, '..', 'shared', 'corpus', 'seeds');

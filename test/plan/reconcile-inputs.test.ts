@@ -8,7 +8,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../functions/lib/function.js';
 import { inputsUnchanged, type ReconcileInputs } from '../../cli/plan/reconcile.js';
-import { keyOf, ObjectStore } from '../../cli/plan/store.js';
+import { keyOf } from '../../cli/objects.js';
+import { ObjectStore } from '../../cli/plan/store.js';
 import { isClusterScoped } from '../../cli/scope.js';
 
 const cluster = (name: string, labels: Record<string, string> = {}, status: object = {}): KubeObject => ({

@@ -6,7 +6,7 @@
  * whole-response tables.
  */
 import { describe, expect, it } from 'vitest';
-import { resolvedCapacityType } from '../../functions/compose-inference-cluster/cloud.js';
+import { resolvedCapacityType } from '../../functions/compose-inference-cluster/nested-cluster.js';
 import { compose } from '../../functions/compose-inference-cluster/compose.js';
 import { readInferenceClass } from '../../functions/compose-inference-cluster/spec.js';
 import type { InferenceClass, NodePool } from '../../functions/compose-inference-cluster/spec.js';

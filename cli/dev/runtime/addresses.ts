@@ -2,14 +2,14 @@
  * Load-balancer addresses handed out by the dev control plane's simulated
  * clusters, stable across restarts of the runtime: the first request of an
  * owner takes the next free address of its pool and keeps it (saved in
- * `addresses.json`). Pools as in `modelplane plan` (cli/plan/providers.ts):
+ * `addresses.json`). Pools as in `modelplane plan` (cli/simulated/providers.ts):
  * the control plane's from the InferenceGateway's MetalLB `addressPool`
  * (203.0.113.0/24, TEST-NET-3, when it declares none), workload clusters'
  * from 198.51.100.0/24 (TEST-NET-2). Never loopback: the API server refuses
  * EndpointSlice addresses in 127.0.0.0/8 (REAL-CONTROL-PLANE.md).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { expandRange } from '../../plan/providers.js';
+import { expandRange } from '../../simulated/providers.js';
 
 /** Which pool an address comes from. */
 export type Pool = 'control-plane' | 'workload';

@@ -4,7 +4,7 @@
  * Gateways, no load balancer hands out addresses, no volume provisioner
  * runs on the workload cluster. For the kinds our functions read the status
  * of, this writes the status those controllers would, from the table
- * `modelplane plan` uses (cli/plan/providers.ts `clusterStatus`): the key
+ * `modelplane plan` uses (cli/simulated/providers.ts `clusterStatus`): the key
  * validator's Deployment available, a Gateway programmed with an address,
  * an HTTPRoute accepted, a LoadBalancer Service its ingress IP.
  *
@@ -12,7 +12,7 @@
  * workload API server. Writes only when the status differs (times ignored).
  */
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
-import { clusterStatus } from '../../plan/providers.js';
+import { clusterStatus } from '../../simulated/providers.js';
 import type { Kube, KindInformer } from '../kube.js';
 import type { Addresses, Pool } from './addresses.js';
 import { type Condition, conditionsOf, hasConditions, mergeConditions } from './conditions.js';

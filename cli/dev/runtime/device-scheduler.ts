@@ -20,7 +20,7 @@
  * InferenceCluster kinds are served, nothing is held.
  */
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
-import { podTemplates } from '../../plan/providers.js';
+import { podTemplates } from '../../simulated/providers.js';
 import type { Kube, KindInformer } from '../kube.js';
 
 const API = 'modelplane.ai/v1alpha1';

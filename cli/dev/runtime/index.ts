@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionPorts } from '../../serve.js';
 import { Kube } from '../kube.js';
-import { simulatedGroups } from '../simulated.js';
+import { simulatedGroups } from '../../simulated/provider-packages.js';
 import { devPaths, PORTS, readState, workloadServers } from '../state.js';
 import { WorkloadHandout } from './handout.js';
 import { Addresses } from './addresses.js';

@@ -2,7 +2,7 @@
  * The simulated providers of the dev control plane: every managed resource
  * of a simulated provider (simulated.ts) is written Ready and Synced with the
  * `status.atProvider` our functions read, from the table `modelplane plan`
- * uses (cli/plan/providers.ts `providerStatus`), plus its connection Secret
+ * uses (cli/simulated/providers.ts `providerStatus`), plus its connection Secret
  * (a cluster's kubeconfig, pointing at a simulated cluster, or at a free
  * workload API server: handout.ts).
  *
@@ -30,8 +30,8 @@
  */
 import { createHash } from 'node:crypto';
 import { getPath, type JsonObject, type KubeObject } from '../../../functions/lib/function.js';
-import { connectionSecret, type ProviderContext, providerStatus } from '../../plan/providers.js';
-import { groupOf } from '../../plan/store.js';
+import { connectionSecret, type ProviderContext, providerStatus } from '../../simulated/providers.js';
+import { groupOf } from '../../objects.js';
 import type { Kube, KindInformer } from '../kube.js';
 import { chartCrds } from '../packages.js';
 import type { Addresses } from './addresses.js';

@@ -10,7 +10,7 @@
  * real, and gets a client.
  */
 import type { JsonObject, KubeObject } from '../../../functions/lib/function.js';
-import { SIMULATED_SERVER_SUFFIX } from '../../plan/providers.js';
+import { SIMULATED_SERVER_SUFFIX } from '../../simulated/providers.js';
 import { Kube } from '../kube.js';
 
 /** Where a managed resource acts. */

@@ -9,7 +9,7 @@
  *   runtime except provider-kubernetes, which is the real one built from its
  *   Go module (tools/provider-kubernetes). The managed resources of the
  *   others are written Ready by the dev runtime from the table in
- *   cli/plan/providers.ts (the same table `modelplane plan` uses).
+ *   cli/simulated/providers.ts (the same table `modelplane plan` uses).
  * - {@link CHART_CRDS}: the CRDs a Helm chart would install, applied by the
  *   simulated provider-helm to a cluster that is real (the control plane
  *   itself, or the dev workload API server), so the Objects that need them can

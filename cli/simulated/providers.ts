@@ -16,7 +16,7 @@
  */
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { FIXED_TIME } from '../render/xr.js';
-import { groupOf } from './store.js';
+import { groupOf } from '../objects.js';
 
 /** The message of a condition a simulated controller writes (Gateway API requires one). */
 export const SIMULATED_MESSAGE = 'simulated by Modelplane (no such controller runs here)';

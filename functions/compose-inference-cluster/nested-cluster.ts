@@ -33,7 +33,7 @@
  * when one pool's class lacks the cloud's block; we compose it with that pool
  * unshaped, on every cloud.
  */
-import { isLabelValue } from '../lib/cloud.js';
+import { isLabelValue } from '../lib/cloud-cluster.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import type { Fabric } from '../lib/workload.js';
 import type { CapacityType, CloudBlock, InferenceClass, NodePool, Source } from './spec.js';

@@ -20,7 +20,7 @@
  *   plan shows the race-free outcome (live, a ledger can be a reconcile
  *   behind; schedule-model-deployment/compose.ts);
  *   then the simulated providers make every managed resource composed in an
- *   earlier round Ready (providers.ts). A round that changes nothing is the
+ *   earlier round Ready (cli/simulated/providers.ts). A round that changes nothing is the
  *   fixed point.
  * - Platform kinds (InferenceClass, InferenceCluster, InferenceGateway and
  *   what they compose) reach their fixed point first; developer kinds
@@ -39,10 +39,11 @@ import { type LoadedDocument, loadManifests, loadManifestsReporting, UserError }
 import { isClusterScoped, xrdRegistry } from '../scope.js';
 import { didYouMean, duplicates, nameProblem } from './inputs.js';
 import { jsonEqual } from './json-equal.js';
-import { AddressPool, connectionSecret, providerStatus } from './providers.js';
+import { AddressPool, connectionSecret, providerStatus } from '../simulated/providers.js';
 import { inputsUnchanged, type ReconcileInputs, reconcileXR } from './reconcile.js';
 import { observedReplicas } from './state.js';
-import { controllerUid, groupOf, keyOf, ObjectStore } from './store.js';
+import { controllerUid, groupOf, keyOf } from '../objects.js';
+import { ObjectStore } from './store.js';
 
 /** Kinds a developer applies; everything else Modelplane is platform. */
 export const DEVELOPER_KINDS = new Set(['ModelDeployment', 'ModelService', 'ModelCache', 'ModelEndpoint']);
