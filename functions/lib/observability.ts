@@ -44,6 +44,8 @@ export interface RuntimeMetrics {
   itlBucket: string;
   /** Gauge of waiting (queued) requests. */
   waiting: string;
+  /** Gauge of requests being processed (in a batch). */
+  running: string;
   /** Gauge of KV-cache use, 0..1. */
   kvCache: string;
 }
@@ -55,6 +57,7 @@ export const RUNTIME_METRICS: Readonly<Record<EngineRuntime, RuntimeMetrics>> = 
     ttftBucket: 'vllm:time_to_first_token_seconds_bucket',
     itlBucket: 'vllm:inter_token_latency_seconds_bucket',
     waiting: 'vllm:num_requests_waiting',
+    running: 'vllm:num_requests_running',
     kvCache: 'vllm:kv_cache_usage_perc',
   },
   SGLang: {
@@ -62,6 +65,7 @@ export const RUNTIME_METRICS: Readonly<Record<EngineRuntime, RuntimeMetrics>> = 
     ttftBucket: 'sglang:time_to_first_token_seconds_bucket',
     itlBucket: 'sglang:inter_token_latency_seconds_bucket',
     waiting: 'sglang:num_queue_reqs',
+    running: 'sglang:num_running_reqs',
     kvCache: 'sglang:token_usage',
   },
 };

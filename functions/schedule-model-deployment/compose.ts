@@ -105,6 +105,7 @@ import {
   warning,
 } from '../lib/function.js';
 import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
+import { AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, scaledObject } from './autoscaling.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
@@ -240,6 +241,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   if (d.replicas === 0) {
     withDashboard(result, d);
     result.status = deploymentStatus([], 0);
+    withAutoscaler(req, result, d);
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.ready = true;
@@ -348,6 +350,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
 
   // Status, conditions, events (docs/kinds/modeldeployment.md#status-and-conditions).
   result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
+  withAutoscaler(req, result, d);
   const cost = deploymentCost(atSpec, fleet.clusters, d);
   if (cost.status !== undefined) {
     result.status['cost'] = cost.status;
@@ -418,6 +421,20 @@ function asRunning(obj: KubeObject): KubeObject {
  */
 function withDashboard(result: ComposeResult, d: DeploymentSpec): void {
   result.resources[DASHBOARD_KEY] = markReady(dashboardConfigMap(d), true);
+}
+
+/**
+ * With `spec.autoscaling`: the KEDA ScaledObject (autoscaling.ts), marked
+ * ready (the replicas' readiness is the deployment's, not KEDA's),
+ * `status.autoscaling`, and a Warning when spec.replicas is outside the bounds.
+ */
+function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec): void {
+  const a = d.autoscaling;
+  if (a === undefined) return;
+  result.resources[AUTOSCALER_KEY] = markReady(scaledObject(d, a), true);
+  result.status = { ...result.status, autoscaling: autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource) };
+  const outside = msgOutsideBounds(d.replicas, a);
+  if (outside !== undefined) result.results.push(warning(outside));
 }
 
 /** Declares the `clusters` and `own-replicas` requirements. */

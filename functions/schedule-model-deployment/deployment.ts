@@ -22,6 +22,7 @@ import { type ModelDeploymentSpec, type ModelDeploymentTemplateSpecEngine, parse
 import { withoutNulls } from '../lib/json.js';
 import { issueMessage } from '../lib/zod-issues.js';
 import { type PlacementPolicy, readPolicy } from './policy.js';
+import { type AutoscalingSpec, autoscalingProblems, DEFAULT_PROMETHEUS_ADDRESS } from './autoscaling.js';
 import type { DeviceRequestSpec, EngineSpec, MemberSpec, Toleration } from '../lib/fleet/model.js';
 
 /** What the scheduler and the composer need of a ModelDeployment. */
@@ -48,6 +49,8 @@ export interface DeploymentSpec {
   rollout: RolloutBounds;
   /** `spec.placement` (policy.ts, docs/placement-policy.md), defaults applied. */
   policy: PlacementPolicy;
+  /** `spec.autoscaling` (autoscaling.ts, docs/autoscaling.md), defaults applied, when set. */
+  autoscaling?: AutoscalingSpec;
 }
 
 /** How many replicas may be in motion during a rollout, in replicas. */
@@ -134,6 +137,11 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   if (!rollout.ok) return { ok: false, errors: rollout.errors };
   const policy = readPolicy(spec.placement, spec.replicas);
   if (!policy.ok) return { ok: false, errors: policy.errors };
+  const autoscaling = spec.autoscaling && { ...spec.autoscaling, metrics: { ...spec.autoscaling.metrics }, prometheusAddress: spec.autoscaling.prometheusAddress ?? DEFAULT_PROMETHEUS_ADDRESS };
+  if (autoscaling) {
+    const problems = autoscalingProblems(autoscaling);
+    if (problems.length > 0) return { ok: false, errors: problems };
+  }
   const body = canonical ? spec.template!.spec : spec;
   const specPath = canonical ? 'spec.template.spec' : 'spec';
   const meta = parsed.data.metadata;
@@ -152,6 +160,7 @@ export function readDeployment(xr: KubeObject): DeploymentRead {
   const matchLabels = body.clusterSelector?.matchLabels;
   if (matchLabels && Object.keys(matchLabels).length > 0) d.clusterLabels = { ...matchLabels };
   if (body.modelCacheRef) d.cacheRef = body.modelCacheRef.name;
+  if (autoscaling) d.autoscaling = autoscaling;
   if (body.serving) {
     const { readyWithin, ...serving } = body.serving;
     d.serving = serving;

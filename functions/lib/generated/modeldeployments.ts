@@ -14,6 +14,84 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/**
+ * Per-replica targets; at least one. Each set target is one trigger, and the largest replica count any trigger asks for wins (a Kubernetes HorizontalPodAutoscaler's rule).
+ * Constraints: minProperties 1.
+ */
+export interface ModelDeploymentAutoscalingMetrics {
+  /**
+   * Requests in flight (running plus waiting at the engines) per replica.
+   * Constraints: minimum 1, maximum 10000.
+   */
+  inFlightPerReplica?: number;
+  /**
+   * Requests waiting in the engines' queues per replica.
+   * Constraints: minimum 1, maximum 10000.
+   */
+  queueDepth?: number;
+  /**
+   * Mean KV-cache use of the replicas, in percent.
+   * Constraints: minimum 1, maximum 100.
+   */
+  kvCacheUtilizationPercent?: number;
+  /**
+   * The 90th percentile of time to first token over the replicas, in milliseconds; above it, a replica is added.
+   * Constraints: minimum 1, maximum 600000.
+   */
+  timeToFirstTokenMilliseconds?: number;
+}
+
+/** zod schema of {@link ModelDeploymentAutoscalingMetrics}. */
+export const ModelDeploymentAutoscalingMetricsSchema = z.strictObject({
+  inFlightPerReplica: z.number().int().min(1).max(10000).optional(),
+  queueDepth: z.number().int().min(1).max(10000).optional(),
+  kvCacheUtilizationPercent: z.number().int().min(1).max(100).optional(),
+  timeToFirstTokenMilliseconds: z.number().int().min(1).max(600000).optional(),
+});
+
+/**
+ * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource, so KEDA is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
+ * Rule: `!has(self.minReplicas) || self.minReplicas <= self.maxReplicas` (autoscaling.minReplicas must not exceed autoscaling.maxReplicas)
+ */
+export interface ModelDeploymentAutoscaling {
+  /**
+   * The fewest replicas. 0 scales to zero when there is no demand; the first request scales back to one. Default 1.
+   * Constraints: minimum 0, maximum 100.
+   * @default 1
+   */
+  minReplicas: number;
+  /**
+   * The most replicas; `modelplane plan` says whether the fleet has room for them.
+   * Constraints: minimum 1, maximum 100.
+   */
+  maxReplicas: number;
+  /**
+   * Per-replica targets; at least one. Each set target is one trigger, and the largest replica count any trigger asks for wins (a Kubernetes HorizontalPodAutoscaler's rule).
+   * Constraints: minProperties 1.
+   */
+  metrics: ModelDeploymentAutoscalingMetrics;
+  /**
+   * How long demand must stay lower before replicas are removed (the highest recommendation over this window wins). Default 300. Scale-up has no window: a replica's cold start is already long.
+   * Constraints: minimum 0, maximum 3600.
+   * @default 300
+   */
+  scaleDownStabilizationSeconds: number;
+  /**
+   * The fleet view KEDA queries (Prometheus HTTP API). Default the control plane's fleet Prometheus, `http://fleet-prometheus.modelplane-system.svc:9090`.
+   * Constraints: maxLength 253, pattern ^https?://[^\s]+$.
+   */
+  prometheusAddress?: string;
+}
+
+/** zod schema of {@link ModelDeploymentAutoscaling}. */
+export const ModelDeploymentAutoscalingSchema = z.strictObject({
+  minReplicas: z.number().int().min(0).max(100).default(1),
+  maxReplicas: z.number().int().min(1).max(100),
+  metrics: ModelDeploymentAutoscalingMetricsSchema,
+  scaleDownStabilizationSeconds: z.number().int().min(0).max(3600).default(300),
+  prometheusAddress: z.string().max(253).regex(new RegExp('^https?://[^\\s]+$')).optional(),
+});
+
 export interface ModelDeploymentStrategyRollingUpdate {
   /** Replicas placed above spec.replicas while a rollout runs: an integer or a percentage of spec.replicas (rounded up). Default 1. */
   maxSurge?: number | string;
@@ -550,6 +628,11 @@ export interface ModelDeploymentSpec {
    * Constraints: minimum 0, maximum 100.
    */
   replicas: number;
+  /**
+   * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource, so KEDA is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
+   * Rule: `!has(self.minReplicas) || self.minReplicas <= self.maxReplicas` (autoscaling.minReplicas must not exceed autoscaling.maxReplicas)
+   */
+  autoscaling?: ModelDeploymentAutoscaling;
   /** How replicas that must move (a changed engine shape or selector, a vanished pool, an untolerated NoExecute taint) are replaced: make before break, as a Deployment's rolling update. Applies to both shapes. */
   strategy?: ModelDeploymentStrategy;
   /**
@@ -579,6 +662,7 @@ export interface ModelDeploymentSpec {
 /** zod schema of {@link ModelDeploymentSpec}. */
 export const ModelDeploymentSpecSchema = z.strictObject({
   replicas: z.number().int().min(0).max(100),
+  autoscaling: ModelDeploymentAutoscalingSchema.optional(),
   strategy: ModelDeploymentStrategySchema.optional(),
   placement: ModelDeploymentPlacementSchema.optional(),
   template: ModelDeploymentTemplateSchema.optional(),
@@ -588,6 +672,27 @@ export const ModelDeploymentSpecSchema = z.strictObject({
   serving: ModelDeploymentTemplateSpecServingSchema.optional(),
   tolerations: z.array(ModelDeploymentTemplateSpecTolerationSchema).optional(),
   crossplane: ModelDeploymentCrossplaneSchema.optional(),
+});
+
+/** What drives spec.replicas when spec.autoscaling is set. */
+export interface ModelDeploymentStatusAutoscaling {
+  minReplicas?: number;
+  maxReplicas?: number;
+  /** The KEDA ScaledObject composed for this deployment (same namespace). */
+  scaledObject?: string;
+  /** KEDA's Active condition on the ScaledObject (demand above the activation threshold), when observed. */
+  active?: boolean;
+  /** `<min>..<max>` with KEDA's state (`0..4 ScaledToZero`, `1..4 Active`). */
+  summary?: string;
+}
+
+/** zod schema of {@link ModelDeploymentStatusAutoscaling}. */
+export const ModelDeploymentStatusAutoscalingSchema = z.strictObject({
+  minReplicas: z.number().int().optional(),
+  maxReplicas: z.number().int().optional(),
+  scaledObject: z.string().optional(),
+  active: z.boolean().optional(),
+  summary: z.string().optional(),
 });
 
 export interface ModelDeploymentStatusReplicas {
@@ -761,6 +866,8 @@ export const ModelDeploymentStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface ModelDeploymentStatus {
+  /** What drives spec.replicas when spec.autoscaling is set. */
+  autoscaling?: ModelDeploymentStatusAutoscaling;
   replicas?: ModelDeploymentStatusReplicas;
   /**
    * Where each placed replica runs, sorted by cluster then index.
@@ -782,6 +889,7 @@ export interface ModelDeploymentStatus {
 
 /** zod schema of {@link ModelDeploymentStatus}. */
 export const ModelDeploymentStatusSchema = z.strictObject({
+  autoscaling: ModelDeploymentStatusAutoscalingSchema.optional(),
   replicas: ModelDeploymentStatusReplicasSchema.optional(),
   placements: z.array(ModelDeploymentStatusPlacementSchema).max(100).optional(),
   cost: ModelDeploymentStatusCostSchema.optional(),

@@ -1,0 +1,162 @@
+/**
+ * Replicas that follow load (docs/autoscaling.md): the KEDA ScaledObject a
+ * ModelDeployment with `spec.autoscaling` composes, and what its status says.
+ *
+ * Guarantees:
+ * - One writer of `spec.replicas`: the ScaledObject targets the
+ *   ModelDeployment's own scale subresource (`scaleTargetRef` apiVersion,
+ *   kind and name of the XR), so KEDA's HorizontalPodAutoscaler sets
+ *   `spec.replicas` between `minReplicaCount` and `maxReplicaCount` and the
+ *   fleet scheduler places whatever it asks, as for `kubectl scale`.
+ * - Scale-up never waits (`scaleUp.stabilizationWindowSeconds: 0`, up to
+ *   doubling every 15 s); scale-down waits for
+ *   `scaleDownStabilizationSeconds` (default 300) and removes at most one
+ *   replica a minute. With `minReplicas: 0` KEDA's own cooldown is the same
+ *   window, so the last replica goes only after that long without demand.
+ * - One trigger per metric target, each a `prometheus` trigger on the fleet
+ *   view (`prometheusAddress`), filtered by the `deployment` label the
+ *   replicas' PodMonitors add (docs/observability.md#metric-names), for every
+ *   runtime the engines run. Per-replica targets are `AverageValue` (KEDA
+ *   divides by the current replica count); utilisation and latency targets
+ *   are `Value` (the HPA scales by current/target). With `minReplicas: 0` a
+ *   `demand` trigger on the gateway's request rate for the deployment wakes
+ *   it from zero: at zero replicas no engine reports anything.
+ * - Deterministic: triggers in a fixed order, queries built from the spec.
+ */
+import type { JsonObject, KubeObject } from '../lib/function.js';
+import { type EngineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
+import { API_VERSION } from './children.js';
+import { deploymentRuntimes } from './dashboard.js';
+import type { DeploymentSpec } from './deployment.js';
+
+/** KEDA's ScaledObject apiVersion (keda.sh/v1alpha1, KEDA 2.x). */
+export const SCALED_OBJECT_API_VERSION = 'keda.sh/v1alpha1';
+/** Desired-resource key of the ScaledObject. */
+export const AUTOSCALER_KEY = 'autoscaler';
+/** The fleet view's Prometheus, composed on the control plane by the InferenceGateway (docs/autoscaling.md#the-fleet-signal). */
+export const DEFAULT_PROMETHEUS_ADDRESS = 'http://fleet-prometheus.modelplane-system.svc:9090';
+/**
+ * Recording rule of the fleet view: requests per second the gateway received
+ * for a deployment over the last minute, 503s at zero replicas included
+ * (docs/autoscaling.md#zero-and-back).
+ */
+export const DEMAND_SERIES = 'modelplane:deployment_requests:rate1m';
+/** KEDA polls the triggers this often, seconds. */
+export const POLLING_INTERVAL_SECONDS = 15;
+
+/** `spec.autoscaling`, defaults applied. */
+export interface AutoscalingSpec {
+  minReplicas: number;
+  maxReplicas: number;
+  metrics: {
+    inFlightPerReplica?: number;
+    queueDepth?: number;
+    kvCacheUtilizationPercent?: number;
+    timeToFirstTokenMilliseconds?: number;
+  };
+  scaleDownStabilizationSeconds: number;
+  prometheusAddress: string;
+}
+
+/** Message: `spec.autoscaling.metrics` sets no target (the XRD's minProperties, for input that skipped the API server). */
+export const MSG_NO_METRIC = 'spec.autoscaling.metrics: set at least one target (inFlightPerReplica, queueDepth, kvCacheUtilizationPercent or timeToFirstTokenMilliseconds)';
+
+/** Message: minReplicas above maxReplicas (the XRD's rule, for input that skipped the API server). */
+export function msgMinAboveMax(min: number, max: number): string {
+  return `spec.autoscaling.minReplicas (${min}) must not exceed spec.autoscaling.maxReplicas (${max})`;
+}
+
+/** Problems with an autoscaling spec the schema accepted, [] when none. */
+export function autoscalingProblems(a: AutoscalingSpec): string[] {
+  const out: string[] = [];
+  if (a.minReplicas > a.maxReplicas) out.push(msgMinAboveMax(a.minReplicas, a.maxReplicas));
+  if (Object.values(a.metrics).every((v) => v === undefined)) out.push(MSG_NO_METRIC);
+  return out;
+}
+
+/** `sum(<metric>{sel})` over every runtime, 0 where a runtime reports nothing. */
+function sumOver(runtimes: readonly EngineRuntime[], metric: (m: RuntimeMetrics) => string, sel: string): string {
+  return runtimes.map((r) => `(sum(${metric(RUNTIME_METRICS[r])}{${sel}}) or vector(0))`).join(' + ');
+}
+
+/** One KEDA prometheus trigger. */
+function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue' | 'Value'): JsonObject {
+  return { type: 'prometheus', name, metricType, metadata: { serverAddress: a.prometheusAddress, query, threshold: String(threshold) } };
+}
+
+/** The triggers of a deployment's ScaledObject, in a fixed order. */
+export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
+  const runtimes = deploymentRuntimes(d);
+  const rts: EngineRuntime[] = runtimes.length > 0 ? runtimes : ['vLLM'];
+  const sel = `${METRIC_LABEL.deployment}="${d.name}"`;
+  const out: JsonObject[] = [];
+  const m = a.metrics;
+  if (m.inFlightPerReplica !== undefined) {
+    const q = `${sumOver(rts, (r) => r.running, sel)} + ${sumOver(rts, (r) => r.waiting, sel)}`;
+    out.push(trigger('in-flight-per-replica', a, q, m.inFlightPerReplica, 'AverageValue'));
+  }
+  if (m.queueDepth !== undefined) out.push(trigger('queue-depth', a, sumOver(rts, (r) => r.waiting, sel), m.queueDepth, 'AverageValue'));
+  if (m.kvCacheUtilizationPercent !== undefined) {
+    // Runtimes run on different pods, so `or` is the union of their series.
+    const q = `100 * avg(${rts.map((r) => `${RUNTIME_METRICS[r].kvCache}{${sel}}`).join(' or ')})`;
+    out.push(trigger('kv-cache-utilization', a, q, m.kvCacheUtilizationPercent, 'Value'));
+  }
+  if (m.timeToFirstTokenMilliseconds !== undefined) {
+    const buckets = rts.map((r) => `rate(${RUNTIME_METRICS[r].ttftBucket}{${sel}}[2m])`).join(' or ');
+    out.push(trigger('time-to-first-token-p90', a, `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`, m.timeToFirstTokenMilliseconds, 'Value'));
+  }
+  if (a.minReplicas === 0) {
+    // Any demand wakes the deployment: activation above 0 requests per second, one replica per 1 req/s until the engines report.
+    const demand = trigger('demand', a, `sum(${DEMAND_SERIES}{namespace="${d.namespace}",${sel}}) or vector(0)`, 1, 'AverageValue');
+    (demand['metadata'] as JsonObject)['activationThreshold'] = '0';
+    out.push(demand);
+  }
+  return out;
+}
+
+/** The KEDA ScaledObject of a deployment with `spec.autoscaling`. */
+export function scaledObject(d: DeploymentSpec, a: AutoscalingSpec): KubeObject {
+  return {
+    apiVersion: SCALED_OBJECT_API_VERSION,
+    kind: 'ScaledObject',
+    metadata: { name: d.name, namespace: d.namespace },
+    spec: {
+      scaleTargetRef: { apiVersion: API_VERSION, kind: 'ModelDeployment', name: d.name },
+      minReplicaCount: a.minReplicas,
+      maxReplicaCount: a.maxReplicas,
+      pollingInterval: POLLING_INTERVAL_SECONDS,
+      cooldownPeriod: a.scaleDownStabilizationSeconds,
+      advanced: {
+        horizontalPodAutoscalerConfig: {
+          behavior: {
+            scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: POLLING_INTERVAL_SECONDS }] },
+            scaleDown: { stabilizationWindowSeconds: a.scaleDownStabilizationSeconds, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] },
+          },
+        },
+      },
+      triggers: triggers(d, a),
+    },
+  };
+}
+
+/** What `status.autoscaling` says, from the spec and the observed ScaledObject (KEDA's Ready and Active conditions). */
+export function autoscalingStatus(d: DeploymentSpec, a: AutoscalingSpec, observed: KubeObject | undefined): JsonObject {
+  const conditions = ((observed?.['status'] as JsonObject | undefined)?.['conditions'] as JsonObject[] | undefined) ?? [];
+  const state = (type: string) => conditions.find((c) => c['type'] === type)?.['status'];
+  const bounds = `${a.minReplicas}..${a.maxReplicas}`;
+  const out: JsonObject = { minReplicas: a.minReplicas, maxReplicas: a.maxReplicas, scaledObject: d.name };
+  let word: string;
+  if (observed === undefined || state('Ready') === undefined) word = 'WaitingForKEDA';
+  else if (state('Ready') !== 'True') word = 'NotReady';
+  else if (state('Active') === 'True') word = 'Active';
+  else word = d.replicas === 0 ? 'ScaledToZero' : 'Idle';
+  if (state('Active') !== undefined) out['active'] = state('Active') === 'True';
+  out['summary'] = `${bounds} ${word}`;
+  return out;
+}
+
+/** A Warning when spec.replicas is outside the bounds (someone scaled by hand): reported, not fought over. */
+export function msgOutsideBounds(replicas: number, a: AutoscalingSpec): string | undefined {
+  if (replicas >= a.minReplicas && replicas <= a.maxReplicas) return undefined;
+  return `spec.replicas is ${replicas}, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: the ScaledObject sets it back at its next poll; change spec.autoscaling, or remove it to scale by hand`;
+}
