@@ -53,7 +53,7 @@ import { kubeconfig, Pki } from './pki.js';
 import { createNetns, inNetns, netnsUnsupportedReason, startComponent, waitUntil } from './processes.js';
 import { conditionsOf } from './runtime/conditions.js';
 import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
-import { providerCrdsDir } from '../simulated/provider-packages.js';
+import { KEDA_SCALED_OBJECT_CRD, providerCrdsDir } from '../simulated/provider-packages.js';
 import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, WORKLOAD_SECRET, workloadServer, writeState } from './state.js';
 import { stopAll } from './lifecycle.js';
 
@@ -248,6 +248,9 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
 
     for (const ns of ['crossplane-system', 'modelplane-system']) await cp.createIfAbsent({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     kubectl(p, ['apply', '--server-side', '--force-conflicts', '-f', CROSSPLANE_CRDS]);
+    // KEDA's ScaledObject CRD, so a ModelDeployment with spec.autoscaling composes its ScaledObject for real
+    // (docs/autoscaling.md); KEDA itself does not run here yet.
+    kubectl(p, ['apply', '--server-side', '--force-conflicts', '-f', KEDA_SCALED_OBJECT_CRD]);
     const b64 = (f: string) => readFileSync(join(p.functionCerts, f)).toString('base64');
     await cp.apply(
       {

@@ -87,6 +87,12 @@ export interface PlanOptions {
    * `failover.after` has passed (docs/failover.md).
    */
   lose?: string[];
+  /**
+   * Every ModelDeployment with `spec.autoscaling` applied at its
+   * `maxReplicas` (as if KEDA had scaled them all up at once): whether the
+   * fleet has room for the maximum (autoscaling.ts, docs/autoscaling.md#in-a-plan).
+   */
+  atMaxReplicas?: boolean;
 }
 
 /** Everything a plan produced. */
@@ -237,7 +243,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   // As `kubectl apply` does, a namespaced input without a namespace lands in `default`.
   const apply = (objects: KubeObject[]) => {
     for (const o of objects) {
-      const obj = normaliseSecret(o);
+      const obj = opts.atMaxReplicas ? atMaxReplicas(normaliseSecret(o)) : normaliseSecret(o);
       if (!scopeOf(groupOf(obj.apiVersion), obj.kind) && !obj.metadata?.namespace) {
         obj.metadata = { ...(obj.metadata ?? {}), namespace: 'default' };
       }
@@ -440,4 +446,12 @@ function debugRound(round: number, before: string, after: string): void {
   const [a, b] = [index(before), index(after)];
   const changed = [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
   process.stderr.write(`round ${round}: ${changed.length} changed${changed.length ? `: ${changed.join(', ')}` : ''}\n`);
+}
+
+/** A ModelDeployment with `spec.autoscaling.maxReplicas` at that many replicas; any other object as it is. */
+function atMaxReplicas(o: KubeObject): KubeObject {
+  const spec = o['spec'] as JsonObject | undefined;
+  const max = (spec?.['autoscaling'] as JsonObject | undefined)?.['maxReplicas'];
+  if (o.kind !== 'ModelDeployment' || typeof max !== 'number') return o;
+  return { ...o, spec: { ...spec, replicas: max } };
 }

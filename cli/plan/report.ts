@@ -97,6 +97,18 @@ export interface DeploymentReport {
   conditions: ConditionReport[];
   /** null until a replica is measured and no bar is set. */
   coldStart: ColdStartReport | null;
+  /** spec.autoscaling's bounds and state, only on a deployment that sets it (cli/plan/autoscaling.ts). */
+  autoscaling?: AutoscalingReport;
+}
+
+/** An autoscaled deployment's bounds, KEDA's state and whether the fleet has room for the maximum. */
+export interface AutoscalingReport {
+  minReplicas: number;
+  maxReplicas: number;
+  /** status.autoscaling.summary (`0..4 WaitingForKEDA`), null before the function wrote it. */
+  summary: string | null;
+  /** Replicas placed with every autoscaled deployment at its maxReplicas at once; null until asked. */
+  placedAtMax: number | null;
 }
 
 /** A ModelCache and where it is staged (status.clusters). */
@@ -186,6 +198,20 @@ function conditions(o: KubeObject, types?: string[]): ConditionReport[] {
   return arr(obj(o['status'])['conditions'])
     .filter((c) => types === undefined || types.includes(String(c['type'])))
     .map((c) => ({ type: String(c['type']), status: String(c['status']), reason: String(c['reason'] ?? ''), message: String(c['message'] ?? '') }));
+}
+
+/** `{autoscaling}` for a deployment with spec.autoscaling, else {} (the field is absent). */
+function autoscalingReport(d: KubeObject): { autoscaling?: AutoscalingReport } {
+  const a = obj(obj(d['spec'])['autoscaling']);
+  if (typeof a['maxReplicas'] !== 'number') return {};
+  return {
+    autoscaling: {
+      minReplicas: typeof a['minReplicas'] === 'number' ? a['minReplicas'] : 1,
+      maxReplicas: a['maxReplicas'],
+      summary: str(obj(obj(d['status'])['autoscaling'])['summary']),
+      placedAtMax: null,
+    },
+  };
 }
 
 function coldStartReport(d: KubeObject): ColdStartReport | null {
@@ -290,6 +316,7 @@ export function buildReport(result: PlanResult, opts: ReportOptions = {}): PlanR
       }),
       conditions: conditions(d, ['ModelCacheResolved', 'ReplicasScheduled', 'ReplicasReady', 'Progressing', 'ColdStartWithinBar', 'Ready']),
       coldStart: coldStartReport(d),
+      ...autoscalingReport(d),
     };
   });
 

@@ -4,6 +4,7 @@
  * deployments, services), the why-not of every under-placed deployment, and
  * one line per skipped input. Colour only on a terminal.
  */
+import { autoscalingLine } from './autoscaling.js';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import type { PlanReport } from './report.js';
@@ -111,8 +112,7 @@ export function formatText(report: PlanReport, opts: TextOptions = {}): string {
     out.push(c.yellow(`  ${d.namespace}/${d.name}: ${why?.message || why?.reason || 'not all replicas scheduled'}`));
   }
   for (const d of report.deployments) {
-    const line = coldStartLine(d);
-    if (line) out.push(`  ${d.namespace}/${d.name}: ${line}`);
+    for (const line of [coldStartLine(d), autoscalingLine(d)]) if (line) out.push(`  ${d.namespace}/${d.name}: ${line}`);
   }
   out.push('');
 

@@ -99,3 +99,6 @@ export function providerCrdsDir(given?: string): string {
   }
   return dir;
 }
+
+/** KEDA's ScaledObject CRD (cli/dev/crds), applied to the control plane by `dev up`: what an autoscaled ModelDeployment composes. */
+export const KEDA_SCALED_OBJECT_CRD = join(EXTRA_CRDS_DIR, 'keda.sh', 'scaledobjects.yaml');

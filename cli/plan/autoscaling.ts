@@ -1,0 +1,38 @@
+/**
+ * Whether the fleet has room for every autoscaled deployment at its maximum
+ * (docs/autoscaling.md#in-a-plan): the plan once more with each ModelDeployment
+ * that sets `spec.autoscaling` applied at its `maxReplicas`, all at once, as
+ * if demand peaked everywhere together. A deployment that cannot place its
+ * maximum there is a problem (exit 4): KEDA would ask for replicas the fleet
+ * cannot give.
+ *
+ * Guarantees: one extra plan, only when some deployment autoscales; from the
+ * same inputs and options, so the same fleet gives the same answer.
+ */
+import { plan, type PlanOptions } from './planner.js';
+import { buildReport, type PlanReport } from './report.js';
+
+/** Fills `placedAtMax` of every autoscaled deployment of `report` and adds a problem for each short one. */
+export async function checkRoomAtMax(report: PlanReport, paths: string[], opts: PlanOptions): Promise<void> {
+  const autoscaled = report.deployments.filter((d) => d.autoscaling !== undefined);
+  if (autoscaled.length === 0) return;
+  const atMax = buildReport(await plan(paths, { ...opts, atMaxReplicas: true }));
+  for (const d of autoscaled) {
+    const peak = atMax.deployments.find((x) => x.namespace === d.namespace && x.name === d.name);
+    const placed = peak?.scheduledReplicas ?? 0;
+    d.autoscaling!.placedAtMax = placed;
+    if (placed >= d.autoscaling!.maxReplicas) continue;
+    const why = peak?.conditions.find((c) => c.type === 'ReplicasScheduled' && c.status === 'False');
+    report.problems.push(
+      `ModelDeployment ${d.namespace}/${d.name}: spec.autoscaling.maxReplicas is ${d.autoscaling!.maxReplicas} but the fleet places ${placed} with every autoscaled deployment at its maximum${why ? ` (${why.message})` : ''}; add capacity or lower maxReplicas`,
+    );
+  }
+}
+
+/** The text line of an autoscaled deployment: bounds, KEDA's state, room at the maximum. */
+export function autoscalingLine(d: PlanReport['deployments'][number]): string | undefined {
+  const a = d.autoscaling;
+  if (a === undefined) return undefined;
+  const room = a.placedAtMax === null ? '' : `; at maxReplicas the fleet places ${a.placedAtMax}/${a.maxReplicas}`;
+  return `autoscaling ${a.summary ?? `${a.minReplicas}..${a.maxReplicas}`}${room}`;
+}

@@ -1,0 +1,39 @@
+/**
+ * `modelplane plan` on an autoscaled deployment (docs/autoscaling.md#in-a-plan):
+ * the bounds, KEDA's state and whether the fleet places the maximum, and a
+ * problem (exit 4) when it cannot.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../cli/functions.js';
+import { modelplane } from '../helpers/cli.js';
+
+const QS = join(REPO_ROOT, 'examples/quickstart');
+const PLATFORM = ['cluster-classes.yaml', 'clusters.yaml', 'inference-gateway.yaml'].map((f) => join(QS, f));
+const EXAMPLE = join(REPO_ROOT, 'examples/autoscaling/model.yaml');
+const scratch = mkdtempSync(join(tmpdir(), 'plan-autoscaling-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('plan: autoscaling', () => {
+  it('shows the bounds, that KEDA has not reported, and that the three one-GPU pools place the maximum of 3', async () => {
+    const [text, json] = await Promise.all([modelplane('plan', ...PLATFORM, EXAMPLE), modelplane('plan', ...PLATFORM, EXAMPLE, '-o', 'json')]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('  default/qwen-autoscaled: autoscaling 0..3 WaitingForKEDA; at maxReplicas the fleet places 3/3\n');
+    const report = JSON.parse(json.stdout) as { problems: string[]; deployments: { name: string; autoscaling?: unknown }[] };
+    expect(report.problems).toEqual([]);
+    expect(report.deployments.find((d) => d.name === 'qwen-autoscaled')?.autoscaling).toEqual({ minReplicas: 0, maxReplicas: 3, summary: '0..3 WaitingForKEDA', placedAtMax: 3 });
+  });
+
+  it('is a problem (exit 4) when the fleet cannot place maxReplicas', async () => {
+    const four = join(scratch, 'four.yaml');
+    writeFileSync(four, readFileSync(EXAMPLE, 'utf8').replace('maxReplicas: 3', 'maxReplicas: 4'));
+    const r = await modelplane('plan', ...PLATFORM, four);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain(
+      'Problems (1)\n  ModelDeployment default/qwen-autoscaled: spec.autoscaling.maxReplicas is 4 but the fleet places 3 with every autoscaled deployment at its maximum (3 of 4 replicas scheduled; 3 clusters: 2 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 pool gpu-l4: needs 1 gpu on one node, 0 free); add capacity or lower maxReplicas\n',
+    );
+    expect(r.stdout).toContain('at maxReplicas the fleet places 3/4');
+  });
+});
