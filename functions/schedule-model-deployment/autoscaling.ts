@@ -160,3 +160,13 @@ export function msgOutsideBounds(replicas: number, a: AutoscalingSpec): string |
   if (replicas >= a.minReplicas && replicas <= a.maxReplicas) return undefined;
   return `spec.replicas is ${replicas}, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: the ScaledObject sets it back at its next poll; change spec.autoscaling, or remove it to scale by hand`;
 }
+
+/**
+ * The Normal event of a scale step: spec.replicas differs from the replicas
+ * placed at the last reconcile (`status.replicas.total`), e.g. after KEDA
+ * wrote the scale subresource; undefined when they agree or nothing was placed yet.
+ */
+export function msgScaling(placedBefore: number | undefined, replicas: number, d: DeploymentSpec, a: AutoscalingSpec): string | undefined {
+  if (placedBefore === undefined || placedBefore === replicas) return undefined;
+  return `Scaling from ${placedBefore} to ${replicas} replicas (spec.replicas; autoscaling ${a.minReplicas}..${a.maxReplicas}, ScaledObject ${d.name})`;
+}

@@ -105,7 +105,7 @@ import {
   warning,
 } from '../lib/function.js';
 import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
-import { AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, scaledObject } from './autoscaling.js';
+import { AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, msgScaling, scaledObject } from './autoscaling.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
@@ -426,7 +426,9 @@ function withDashboard(result: ComposeResult, d: DeploymentSpec): void {
 /**
  * With `spec.autoscaling`: the KEDA ScaledObject (autoscaling.ts), marked
  * ready (the replicas' readiness is the deployment's, not KEDA's),
- * `status.autoscaling`, and a Warning when spec.replicas is outside the bounds.
+ * `status.autoscaling`, a Warning when spec.replicas is outside the bounds,
+ * and a Normal `Scaling` event while spec.replicas differs from what the last
+ * reconcile placed (a scale step, KEDA's or anyone's).
  */
 function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec): void {
   const a = d.autoscaling;
@@ -435,6 +437,9 @@ function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: Deploymen
   result.status = { ...result.status, autoscaling: autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource) };
   const outside = msgOutsideBounds(d.replicas, a);
   if (outside !== undefined) result.results.push(warning(outside));
+  const before = ((req.composite['status'] as JsonObject | undefined)?.['replicas'] as JsonObject | undefined)?.['total'];
+  const scaling = msgScaling(typeof before === 'number' ? before : undefined, d.replicas, d, a);
+  if (scaling !== undefined) result.results.push(normal(scaling, 'Scaling'));
 }
 
 /** Declares the `clusters` and `own-replicas` requirements. */

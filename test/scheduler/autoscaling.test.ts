@@ -121,6 +121,16 @@ describe('spec.autoscaling', () => {
     expect(Object.keys(got.resources).filter((k) => k.startsWith('replica-'))).toHaveLength(3);
   });
 
+  it('says each scale step as a Normal Scaling event, from what the last reconcile placed to spec.replicas', () => {
+    const xr = autoscaled({ minReplicas: 0, maxReplicas: 4, metrics: { inFlightPerReplica: 8 } }, 3);
+    xr['status'] = { replicas: { total: 1, ready: 1, summary: '1/1' } };
+    const got = compose(request(xr, { required: fleet }));
+    const scaling = (r: typeof got) => r.results.filter((x) => x.reason === 'Scaling');
+    expect(scaling(got)).toEqual([{ severity: 'Normal', reason: 'Scaling', message: 'Scaling from 1 to 3 replicas (spec.replicas; autoscaling 0..4, ScaledObject my-model)' }]);
+    (xr['status'] as JsonObject)['replicas'] = { total: 3, ready: 3, summary: '3/3' };
+    expect(scaling(compose(request(xr, { required: fleet })))).toEqual([]);
+  });
+
   it('refuses bounds the wrong way round and a target-less metrics block, naming the field', () => {
     const bad = compose(request(autoscaled({ minReplicas: 3, maxReplicas: 2, metrics: {} }), { required: fleet }));
     expect(bad.conditions[0]).toMatchObject({ type: 'ReplicasScheduled', status: 'False', reason: 'InvalidSpec' });
