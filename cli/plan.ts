@@ -157,7 +157,7 @@ export async function runPlan(paths: string[], flags: PlanFlags, io = { out: (s:
   const result = await plan(paths, { ...options, ...(flags.lose ? { lose: flags.lose } : {}) });
   if (tty) process.stderr.write('\r\x1b[K');
   const report = buildReport(result, { allowPartial: flags.allowPartial ?? false });
-  await checkRoomAtMax(report, paths, { ...options, ...(flags.lose ? { lose: flags.lose } : {}) });
+  await checkRoomAtMax(report, paths, options);
   if (flags.diff && state) {
     const composed = result.store.all().filter((o) => controllerUid(o) !== undefined && !result.inputs.has(keyOf(o)));
     const before = state.objects.filter((o) => !result.inputs.has(keyOf(o)));

@@ -1,13 +1,15 @@
 /**
  * Whether the fleet has room for every autoscaled deployment at its maximum
- * (docs/autoscaling.md#in-a-plan): the plan once more with each ModelDeployment
- * that sets `spec.autoscaling` applied at its `maxReplicas`, all at once, as
- * if demand peaked everywhere together. A deployment that cannot place its
- * maximum there is a problem (exit 4): KEDA would ask for replicas the fleet
- * cannot give.
+ * (docs/autoscaling.md#in-a-plan): the plan once more and, once it has
+ * converged, every ModelDeployment that sets `spec.autoscaling` scaled to its
+ * `maxReplicas` at once, as KEDA would if demand peaked everywhere together
+ * (what already runs stays where it is). A deployment that cannot place its
+ * maximum there is a problem (exit 4, not accepted by `--allow-partial`):
+ * KEDA would ask for replicas the fleet cannot give.
  *
- * Guarantees: one extra plan, only when some deployment autoscales; from the
- * same inputs and options, so the same fleet gives the same answer.
+ * Guarantees: one extra plan, only when some deployment autoscales; on the
+ * fleet as declared (a `--lose` what-if is not applied to it); from the same
+ * inputs, so the same fleet gives the same answer.
  */
 import { plan, type PlanOptions } from './planner.js';
 import { buildReport, type PlanReport } from './report.js';
@@ -16,15 +18,19 @@ import { buildReport, type PlanReport } from './report.js';
 export async function checkRoomAtMax(report: PlanReport, paths: string[], opts: PlanOptions): Promise<void> {
   const autoscaled = report.deployments.filter((d) => d.autoscaling !== undefined);
   if (autoscaled.length === 0) return;
-  const atMax = buildReport(await plan(paths, { ...opts, atMaxReplicas: true }));
+  const { lose: _lose, ...declared } = opts;
+  const atMax = buildReport(await plan(paths, { ...declared, atMaxReplicas: true }));
+  const names = autoscaled.map((d) => `${d.namespace}/${d.name}`);
   for (const d of autoscaled) {
     const peak = atMax.deployments.find((x) => x.namespace === d.namespace && x.name === d.name);
     const placed = peak?.scheduledReplicas ?? 0;
     d.autoscaling!.placedAtMax = placed;
     if (placed >= d.autoscaling!.maxReplicas) continue;
     const why = peak?.conditions.find((c) => c.type === 'ReplicasScheduled' && c.status === 'False');
+    const others = names.filter((n) => n !== `${d.namespace}/${d.name}`);
+    const sharing = others.length > 0 ? `, sharing the fleet with ${others.join(', ')} at their maximum` : '';
     report.problems.push(
-      `ModelDeployment ${d.namespace}/${d.name}: spec.autoscaling.maxReplicas is ${d.autoscaling!.maxReplicas} but the fleet places ${placed} with every autoscaled deployment at its maximum${why ? ` (${why.message})` : ''}; add capacity or lower maxReplicas`,
+      `ModelDeployment ${d.namespace}/${d.name}: spec.autoscaling.maxReplicas is ${d.autoscaling!.maxReplicas} but the fleet places ${placed} at peak${sharing}${why ? ` (${why.message})` : ''}; add capacity or lower maxReplicas`,
     );
   }
 }
@@ -34,5 +40,6 @@ export function autoscalingLine(d: PlanReport['deployments'][number]): string | 
   const a = d.autoscaling;
   if (a === undefined) return undefined;
   const room = a.placedAtMax === null ? '' : `; at maxReplicas the fleet places ${a.placedAtMax}/${a.maxReplicas}`;
-  return `autoscaling ${a.summary ?? `${a.minReplicas}..${a.maxReplicas}`}${room}`;
+  const outside = d.desiredReplicas < a.minReplicas || d.desiredReplicas > a.maxReplicas ? `; spec.replicas ${d.desiredReplicas} is outside the bounds (KEDA sets it back)` : '';
+  return `autoscaling ${a.summary ?? `${a.minReplicas}..${a.maxReplicas}`}${room}${outside}`;
 }

@@ -88,9 +88,11 @@ export interface PlanOptions {
    */
   lose?: string[];
   /**
-   * Every ModelDeployment with `spec.autoscaling` applied at its
-   * `maxReplicas` (as if KEDA had scaled them all up at once): whether the
-   * fleet has room for the maximum (autoscaling.ts, docs/autoscaling.md#in-a-plan).
+   * Once the plan converged, every ModelDeployment with `spec.autoscaling`
+   * scaled to its `maxReplicas` (as KEDA would under peak demand everywhere)
+   * and reconciled until it converges: whether the fleet has room for the
+   * maximum, with what already runs kept where it is (autoscaling.ts,
+   * docs/autoscaling.md#in-a-plan).
    */
   atMaxReplicas?: boolean;
 }
@@ -243,7 +245,7 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
   // As `kubectl apply` does, a namespaced input without a namespace lands in `default`.
   const apply = (objects: KubeObject[]) => {
     for (const o of objects) {
-      const obj = opts.atMaxReplicas ? atMaxReplicas(normaliseSecret(o)) : normaliseSecret(o);
+      const obj = normaliseSecret(o);
       if (!scopeOf(groupOf(obj.apiVersion), obj.kind) && !obj.metadata?.namespace) {
         obj.metadata = { ...(obj.metadata ?? {}), namespace: 'default' };
       }
@@ -363,6 +365,18 @@ export async function plan(paths: string[], opts: PlanOptions = {}): Promise<Pla
       classified.skipped.push(...changed.skipped);
       applyEdit([...changed.platform, ...changed.developer]);
       converged = (await runPhase(`change ${i + 1}`)) && converged;
+    }
+    if (opts.atMaxReplicas) {
+      // As KEDA would, once the fleet has settled: every autoscaled deployment's spec.replicas to its maximum.
+      const scaled = store
+        .all()
+        .filter((o) => o.kind === 'ModelDeployment')
+        .flatMap((o) => {
+          const peak = atMaxReplicas(o);
+          return peak === o ? [] : [peak];
+        });
+      applyEdit(scaled);
+      converged = (await runPhase('autoscaling at maxReplicas')) && converged;
     }
     if (opts.lose !== undefined && opts.lose.length > 0) {
       const clusters = new Map(store.all().filter((o) => o.kind === 'InferenceCluster').map((o) => [o.metadata?.name ?? '', o]));

@@ -20,7 +20,8 @@
  *   divides by the current replica count); utilisation and latency targets
  *   are `Value` (the HPA scales by current/target). With `minReplicas: 0` a
  *   `demand` trigger on the gateway's request rate for the deployment wakes
- *   it from zero: at zero replicas no engine reports anything.
+ *   it from zero (at zero replicas no engine reports anything); it asks for
+ *   one replica at most, so past the first the engine metrics decide.
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
 import type { JsonObject, KubeObject } from '../lib/function.js';
@@ -106,8 +107,9 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     out.push(trigger('time-to-first-token-p90', a, `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`, m.timeToFirstTokenMilliseconds, 'Value'));
   }
   if (a.minReplicas === 0) {
-    // Any demand wakes the deployment: activation above 0 requests per second, one replica per 1 req/s until the engines report.
-    const demand = trigger('demand', a, `sum(${DEMAND_SERIES}{namespace="${d.namespace}",${sel}}) or vector(0)`, 1, 'AverageValue');
+    // Any demand wakes the deployment (activation above 0 requests per second) and asks for one replica, never
+    // more (clamped to 1): past the first replica the engine metrics decide.
+    const demand = trigger('demand', a, `clamp_max(sum(${DEMAND_SERIES}{namespace="${d.namespace}",${sel}}) or vector(0), 1)`, 1, 'AverageValue');
     (demand['metadata'] as JsonObject)['activationThreshold'] = '0';
     out.push(demand);
   }

@@ -32,8 +32,25 @@ describe('plan: autoscaling', () => {
     const r = await modelplane('plan', ...PLATFORM, four);
     expect(r.code).toBe(4);
     expect(r.stdout).toContain(
-      'Problems (1)\n  ModelDeployment default/qwen-autoscaled: spec.autoscaling.maxReplicas is 4 but the fleet places 3 with every autoscaled deployment at its maximum (3 of 4 replicas scheduled; 3 clusters: 2 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 pool gpu-l4: needs 1 gpu on one node, 0 free); add capacity or lower maxReplicas\n',
+      'Problems (1)\n  ModelDeployment default/qwen-autoscaled: spec.autoscaling.maxReplicas is 4 but the fleet places 3 at peak (3 of 4 replicas scheduled; 3 clusters: 2 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 pool gpu-l4: needs 1 gpu on one node, 0 free); add capacity or lower maxReplicas\n',
     );
     expect(r.stdout).toContain('at maxReplicas the fleet places 3/4');
+  });
+
+  it('keeps what already runs at peak: beside the quickstart deployment (2 of the 3 GPUs) the maximum of 3 places 1', async () => {
+    const r = await modelplane('plan', QS, EXAMPLE);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain(
+      '  ModelDeployment default/qwen-autoscaled: spec.autoscaling.maxReplicas is 3 but the fleet places 1 at peak (1 of 3 replicas scheduled; 3 clusters: 2 pool gpu-l40s: needs 1 gpu on one node, 0 free, 1 pool gpu-l4: needs 1 gpu on one node, 0 free); add capacity or lower maxReplicas\n',
+    );
+    expect(r.stdout).toContain('  default/qwen-demo: ');
+    expect(r.stdout).not.toContain('qwen-demo: spec.autoscaling');
+  });
+
+  it('says a spec.replicas outside the bounds', async () => {
+    const seven = join(scratch, 'seven.yaml');
+    writeFileSync(seven, readFileSync(EXAMPLE, 'utf8').replace('replicas: 1\n', 'replicas: 0\n').replace('minReplicas: 0', 'minReplicas: 1'));
+    const r = await modelplane('plan', ...PLATFORM, seven);
+    expect(r.stdout).toContain('default/qwen-autoscaled: autoscaling 1..3 WaitingForKEDA; at maxReplicas the fleet places 3/3; spec.replicas 0 is outside the bounds (KEDA sets it back)\n');
   });
 });

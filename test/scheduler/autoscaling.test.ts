@@ -66,7 +66,7 @@ describe('spec.autoscaling', () => {
             metricType: 'AverageValue',
             metadata: {
               serverAddress: SERVER,
-              query: `sum(modelplane:deployment_requests:rate1m{namespace="${NS}",${SEL}}) or vector(0)`,
+              query: `clamp_max(sum(modelplane:deployment_requests:rate1m{namespace="${NS}",${SEL}}) or vector(0), 1)`,
               threshold: '1',
               activationThreshold: '0',
             },

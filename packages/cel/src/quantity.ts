@@ -30,7 +30,7 @@ import {
   type Int64Amount,
   ZERO_AMOUNT,
 } from './amount.js';
-import { Dec, parseDec } from './decimal.js';
+import { Dec, MAX_DIGITS, parseDec } from './decimal.js';
 import { constructSuffix, interpretSuffix, type QuantityFormat } from './suffix.js';
 import { INT64_MAX, inInt64, int64Multiply, negativeScaleInt64, positiveScaleInt64, wrap64 } from './int64.js';
 
@@ -335,8 +335,27 @@ export function parseQuantity(str: string): Quantity {
   return q;
 }
 
-/** resource.ParseQuantity without throwing: the quantity or Kubernetes' error text. */
+/**
+ * What a quantity whose exact value would need more than MAX_DIGITS decimal
+ * digits gives instead of a value (Kubernetes would compute it, for minutes):
+ * a deliberate divergence, documented in index.ts.
+ */
+export const ERR_TOO_LARGE = `quantity too large: its exact value needs more than ${MAX_DIGITS.toLocaleString('en-US')} decimal digits`;
+
+/**
+ * resource.ParseQuantity without throwing: the quantity or Kubernetes' error
+ * text ({@link ERR_TOO_LARGE} for a value beyond this engine's digit bound).
+ */
 export function parseQuantityOrError(str: string): Quantity | string {
+  try {
+    return parseQuantityUnbounded(str);
+  } catch (e) {
+    if (e instanceof RangeError) return ERR_TOO_LARGE;
+    throw e;
+  }
+}
+
+function parseQuantityUnbounded(str: string): Quantity | string {
   if (str.length === 0) return ERR_FORMAT_WRONG;
   if (str === '0') return Quantity.of(ZERO_AMOUNT, undefined, 'DecimalSI', str);
   const parts = splitQuantity(str);

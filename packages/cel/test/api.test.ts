@@ -13,6 +13,7 @@ import {
   type InferenceClassDevice,
   isCompileError,
   MAX_SELECTOR_LENGTH,
+  parseQuantityOrError,
   matchDevice,
   prepareDevice,
   selectorMatches,
@@ -93,6 +94,14 @@ describe('compile errors are typed values with a position and a caret', () => {
 });
 
 describe('never throws for user input', () => {
+  it('answers a quantity beyond the digit bound with an error, as a device capacity too', () => {
+    expect(parseQuantityOrError('1e2147483648')).toBe('quantity too large: its exact value needs more than 1,000,000 decimal digits');
+    expect(selectorMatches('device.driver == "gpu.nvidia.com"', { name: 'g', driver: 'gpu.nvidia.com', capacity: { m: { value: '1e2147483648' } } })).toEqual({
+      matched: false,
+      error: 'capacity m: quantity too large: its exact value needs more than 1,000,000 decimal digits',
+    });
+  });
+
   const devices: InferenceClassDevice[] = [H100, { name: 'x' }, { name: 'bad', attributes: { v: { version: 'x' } } }];
   it('compiles and evaluates 3,000 random mutations of selectors without an exception', () => {
     // Deterministic draws in [0, 1): SHA-256 of a counter.
