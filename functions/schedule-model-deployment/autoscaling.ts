@@ -24,7 +24,7 @@
  *   one replica at most, so past the first the engine metrics decide.
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
-import type { JsonObject, KubeObject } from '../lib/function.js';
+import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
 import { type EngineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
 import { API_VERSION } from './children.js';
 import { deploymentRuntimes } from './dashboard.js';
@@ -143,8 +143,11 @@ export function scaledObject(d: DeploymentSpec, a: AutoscalingSpec): KubeObject 
 
 /** What `status.autoscaling` says, from the spec and the observed ScaledObject (KEDA's Ready and Active conditions). */
 export function autoscalingStatus(d: DeploymentSpec, a: AutoscalingSpec, observed: KubeObject | undefined): JsonObject {
-  const conditions = ((observed?.['status'] as JsonObject | undefined)?.['conditions'] as JsonObject[] | undefined) ?? [];
-  const state = (type: string) => conditions.find((c) => c['type'] === type)?.['status'];
+  // lib's readCondition: a status KEDA never wrote is absent; one that cannot be read counts as not True.
+  const state = (type: string) => {
+    const read = readCondition(observed, type);
+    return read.state === 'absent' ? undefined : read.state;
+  };
   const bounds = `${a.minReplicas}..${a.maxReplicas}`;
   const out: JsonObject = { minReplicas: a.minReplicas, maxReplicas: a.maxReplicas, scaledObject: d.name };
   let word: string;

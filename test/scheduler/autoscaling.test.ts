@@ -112,6 +112,12 @@ describe('spec.autoscaling', () => {
     expect(got.results).toEqual([]);
   });
 
+  it('reads an unreadable ScaledObject status as not Ready, without failing', () => {
+    const garbled: KubeObject = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: DEP, namespace: NS }, status: { conditions: 'garbage' } };
+    const got = compose(request(autoscaled({ minReplicas: 0, maxReplicas: 4, metrics: { queueDepth: 2 } }, 0), { required: fleet, observed: { autoscaler: garbled } }));
+    expect(got.status?.['autoscaling']).toEqual({ minReplicas: 0, maxReplicas: 4, scaledObject: DEP, active: false, summary: '0..4 NotReady' });
+  });
+
   it('reports a hand-scaled spec.replicas outside the bounds and still places what it asks', () => {
     const got = compose(request(autoscaled({ minReplicas: 1, maxReplicas: 2, metrics: { queueDepth: 2 } }, 3), { required: fleet }));
     expect(got.results).toContainEqual({
