@@ -6,6 +6,8 @@
  *
  * Protocol:
  * - `GET /healthz` → 200 `ok` (the pod's probes).
+ * - `/scale-from-zero/<namespace>/<deployment>/…` → 503 with `Retry-After`,
+ *   and `GET /metrics` (the demand at zero): scale-from-zero.ts.
  * - `GET|POST|… /<namespace>/<allowed>[?denied=<denied>]`, `<allowed>` and
  *   `<denied>` comma-separated Secret names of `<namespace>`, with the
  *   client's headers (Traefik forwardAuth copies them): 200 (empty body)
@@ -33,6 +35,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CALLER_HEADER } from '../functions/lib/key-scope.js';
+import { ScaleFromZero } from './scale-from-zero.js';
 
 /** One key of a Secret: its data key (the key's name) and its value. */
 export interface NamedKey {
@@ -142,6 +145,7 @@ export function keyValidator(
   source: KeySource,
   onDecision: (d: Decision) => void = () => {},
   services: ServiceSource = async () => [],
+  zero: ScaleFromZero = new ScaleFromZero(),
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://validator');
@@ -151,6 +155,8 @@ export function keyValidator(
       res.end('ok');
       return;
     }
+    // Standby endpoints of deployments at zero, and the demand they record (scale-from-zero.ts).
+    if (zero.handle(path, req, res)) return;
     const refuse = (status: 401 | 403) => {
       res.writeHead(status, status === 401 ? { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="modelplane"' } : { 'content-type': 'application/json' });
       res.end(status === 401 ? UNAUTHORIZED_BODY : FORBIDDEN_BODY);

@@ -92,8 +92,14 @@ export const Reason = {
   Configuring: 'Configuring',
   GatewayNotFound: 'GatewayNotFound',
   WaitingForGateway: 'WaitingForGateway',
+  ScaledToZero: 'ScaledToZero',
 } as const;
 export const msgNoEndpoints = 'No ModelEndpoints matched the configured selectors';
+/** RoutingReady's message when every matched endpoint is a standby (docs/autoscaling.md#zero-and-back). */
+export const msgScaledToZero = (deployments: readonly string[]): string =>
+  `Scaled to zero: ${deployments.join(', ')} has no Ready replica; requests get 503 with Retry-After and ask for one`;
+/** The label of a scaled-to-zero deployment's standby endpoint. */
+const STANDBY_LABEL = 'modelplane.ai/standby';
 export const msgMatched = (n: number, waiting: number): string =>
   `Matched ${n} endpoint(s)${waiting > 0 ? `; ${waiting} waiting for Backend` : ''}`;
 
@@ -373,8 +379,14 @@ export function compose(req: ComposeRequest): ComposeResult {
     result.conditions.push(condition(RoutingReady, false, Reason.GatewayNotFound, message));
     result.results.push(warning(message));
   } else {
+    const standby = all.filter((ep) => ep.metadata?.labels?.[STANDBY_LABEL] === 'true');
+    const zero = standby.length === all.length ? standby.map((ep) => ep.metadata?.labels?.['modelplane.ai/deployment'] ?? ep.metadata?.name ?? '').sort() : [];
     result.conditions.push(
-      routed ? condition(RoutingReady, true, Reason.RouteConfigured, order) : condition(RoutingReady, false, Reason.Configuring),
+      !routed
+        ? condition(RoutingReady, false, Reason.Configuring)
+        : zero.length > 0
+          ? condition(RoutingReady, true, Reason.ScaledToZero, msgScaledToZero(zero))
+          : condition(RoutingReady, true, Reason.RouteConfigured, order),
     );
   }
   // Ready means serving: a route the gateway accepted, with a live backend, at an address.

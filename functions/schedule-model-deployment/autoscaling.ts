@@ -28,6 +28,7 @@ import { type JsonObject, type KubeObject, readCondition } from '../lib/function
 import { type EngineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
 import { API_VERSION } from './children.js';
 import { deploymentRuntimes } from './dashboard.js';
+import { DEMAND_TIMESTAMP_SERIES } from './standby.js';
 import type { DeploymentSpec } from './deployment.js';
 
 /** KEDA's ScaledObject apiVersion (keda.sh/v1alpha1, KEDA 2.x). */
@@ -36,12 +37,8 @@ export const SCALED_OBJECT_API_VERSION = 'keda.sh/v1alpha1';
 export const AUTOSCALER_KEY = 'autoscaler';
 /** The fleet view's Prometheus, composed on the control plane by the InferenceGateway (docs/autoscaling.md#the-fleet-signal). */
 export const DEFAULT_PROMETHEUS_ADDRESS = 'http://fleet-prometheus.modelplane-system.svc:9090';
-/**
- * Recording rule of the fleet view: requests per second the gateway received
- * for a deployment over the last minute, 503s at zero replicas included
- * (docs/autoscaling.md#zero-and-back).
- */
-export const DEMAND_SERIES = 'modelplane:deployment_requests:rate1m';
+/** A request at zero replicas counts as demand this long after it arrived, seconds (docs/autoscaling.md#zero-and-back). */
+export const DEMAND_WINDOW_SECONDS = 120;
 /** KEDA polls the triggers this often, seconds. */
 export const POLLING_INTERVAL_SECONDS = 15;
 
@@ -107,9 +104,10 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     out.push(trigger('time-to-first-token-p90', a, `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`, m.timeToFirstTokenMilliseconds, 'Value'));
   }
   if (a.minReplicas === 0) {
-    // Any demand wakes the deployment (activation above 0 requests per second) and asks for one replica, never
-    // more (clamped to 1): past the first replica the engine metrics decide.
-    const demand = trigger('demand', a, `clamp_max(sum(${DEMAND_SERIES}{namespace="${d.namespace}",${sel}}) or vector(0), 1)`, 1, 'AverageValue');
+    // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and
+    // asks for one replica, never more (clamped to 1): past the first replica the engine metrics decide.
+    const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${sel}} < ${DEMAND_WINDOW_SECONDS}`;
+    const demand = trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 'AverageValue');
     (demand['metadata'] as JsonObject)['activationThreshold'] = '0';
     out.push(demand);
   }

@@ -88,6 +88,7 @@
  */
 import { msgUntracked, untrackedReplicas } from './orphans.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
+import { withStandby } from './standby.js';
 import {
   type ComposeRequest,
   type ComposeResult,
@@ -242,6 +243,7 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
     withDashboard(result, d);
     result.status = deploymentStatus([], 0);
     withAutoscaler(req, result, d);
+    withStandby(req, result, d, 0);
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
     result.ready = true;
@@ -351,6 +353,8 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   // Status, conditions, events (docs/kinds/modeldeployment.md#status-and-conditions).
   result.status = deploymentStatus(placements, d.replicas, (t) => tierName(d.policy, t));
   withAutoscaler(req, result, d);
+  // Until a replica's endpoint is Ready (composed or kept), a deployment that may scale to zero keeps its standby (standby.ts).
+  withStandby(req, result, d, Object.entries(result.resources).filter(([k, r]) => k.startsWith('endpoint-') && r.ready === true).length);
   const cost = deploymentCost(atSpec, fleet.clusters, d);
   if (cost.status !== undefined) {
     result.status['cost'] = cost.status;

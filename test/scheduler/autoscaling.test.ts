@@ -66,7 +66,7 @@ describe('spec.autoscaling', () => {
             metricType: 'AverageValue',
             metadata: {
               serverAddress: SERVER,
-              query: `clamp_max(sum(modelplane:deployment_requests:rate1m{namespace="${NS}",${SEL}}) or vector(0), 1)`,
+              query: `clamp_max(count(time() - modelplane_scale_from_zero_last_request_timestamp_seconds{namespace="${NS}",${SEL}} < 120) or vector(0), 1)`,
               threshold: '1',
               activationThreshold: '0',
             },

@@ -459,3 +459,30 @@ describe('distribute: the reference vectors of docs/kinds/modelservice.md#weight
     expect([0.5, 1.5, 2.5, 3.5, 2.4, 2.6].map(roundHalfEven)).toStrictEqual([0, 2, 2, 4, 2, 3]);
   });
 });
+
+describe('a deployment scaled to zero (docs/autoscaling.md#zero-and-back)', () => {
+  const standby = (name: string, dep: string, backendName: string) => ep(name, backendName, { labels: { app: 'test', 'modelplane.ai/deployment': dep, 'modelplane.ai/standby': 'true' } });
+  const accepted = (refs: JsonObject[]) => ({ httproute: observed({ ...route(refs), status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }] }] } }) });
+  const routing = (got: ComposeResult) => got.conditions.find((c) => c.type === 'RoutingReady');
+
+  it('routes to the standby endpoint and says RoutingReady ScaledToZero, naming the deployment', () => {
+    const got = compose(request(svc(), { observed: accepted([ref('standby-svc', 1)]), required: { 'inference-gateway': [inferenceGateway()], 'endpoints-0': [standby('qwen-standby', 'qwen', 'standby-svc')] } }));
+    expect(got.resources['httproute']).toStrictEqual({ resource: route([ref('standby-svc', 1)]), ready: true });
+    expect(routing(got)).toStrictEqual({
+      type: 'RoutingReady',
+      status: 'True',
+      reason: 'ScaledToZero',
+      message: 'Scaled to zero: qwen has no Ready replica; requests get 503 with Retry-After and ask for one',
+    });
+  });
+
+  it('a standby beside a live replica endpoint is an ordinary route', () => {
+    const got = compose(
+      request(svc(), {
+        observed: accepted([ref('standby-svc', 1), ref('svc-1', 1)]),
+        required: { 'inference-gateway': [inferenceGateway()], 'endpoints-0': [standby('qwen-standby', 'qwen', 'standby-svc'), ep('ep-1', 'svc-1')] },
+      }),
+    );
+    expect(routing(got)?.reason).toBe('RouteConfigured');
+  });
+});

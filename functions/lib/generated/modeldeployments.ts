@@ -674,6 +674,23 @@ export const ModelDeploymentSpecSchema = z.strictObject({
   crossplane: ModelDeploymentCrossplaneSchema.optional(),
 });
 
+/** The last way back from zero replicas, measured from observed timestamps. */
+export interface ModelDeploymentStatusAutoscalingLastScaleFromZero {
+  /** When KEDA turned the ScaledObject Active (within one poll of the first request). */
+  activeAt?: string;
+  /** When the first replica turned Ready. */
+  readyAt?: string;
+  /** readyAt - activeAt, seconds. */
+  seconds?: number;
+}
+
+/** zod schema of {@link ModelDeploymentStatusAutoscalingLastScaleFromZero}. */
+export const ModelDeploymentStatusAutoscalingLastScaleFromZeroSchema = z.strictObject({
+  activeAt: z.string().optional(),
+  readyAt: z.string().optional(),
+  seconds: z.number().int().optional(),
+});
+
 /** What drives spec.replicas when spec.autoscaling is set. */
 export interface ModelDeploymentStatusAutoscaling {
   minReplicas?: number;
@@ -684,6 +701,8 @@ export interface ModelDeploymentStatusAutoscaling {
   active?: boolean;
   /** `<min>..<max>` with KEDA's state (`0..4 ScaledToZero`, `1..4 Active`). */
   summary?: string;
+  /** The last way back from zero replicas, measured from observed timestamps. */
+  lastScaleFromZero?: ModelDeploymentStatusAutoscalingLastScaleFromZero;
 }
 
 /** zod schema of {@link ModelDeploymentStatusAutoscaling}. */
@@ -693,6 +712,7 @@ export const ModelDeploymentStatusAutoscalingSchema = z.strictObject({
   scaledObject: z.string().optional(),
   active: z.boolean().optional(),
   summary: z.string().optional(),
+  lastScaleFromZero: ModelDeploymentStatusAutoscalingLastScaleFromZeroSchema.optional(),
 });
 
 export interface ModelDeploymentStatusReplicas {
