@@ -78,7 +78,7 @@ function sumOver(runtimes: readonly EngineRuntime[], metric: (m: RuntimeMetrics)
 }
 
 /** One KEDA prometheus trigger. */
-function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue' | 'Value'): JsonObject {
+function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue'): JsonObject {
   return { type: 'prometheus', name, metricType, metadata: { serverAddress: a.prometheusAddress, query, threshold: String(threshold) } };
 }
 
@@ -94,14 +94,19 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     out.push(trigger('in-flight-per-replica', a, q, m.inFlightPerReplica, 'AverageValue'));
   }
   if (m.queueDepth !== undefined) out.push(trigger('queue-depth', a, sumOver(rts, (r) => r.waiting, sel), m.queueDepth, 'AverageValue'));
+  // The HPA behind a ScaledObject computes a Value metric against the pods its selector finds on the control
+  // plane, and the replicas' pods run elsewhere: a per-replica level is written as an AverageValue of the
+  // level times the replicas reporting it, which asks for ceil(replicas x level / target), what Value would.
+  const reporting = (series: string) => `count(count by (${METRIC_LABEL.replica}) (${series}))`;
   if (m.kvCacheUtilizationPercent !== undefined) {
     // Runtimes run on different pods, so `or` is the union of their series.
-    const q = `100 * avg(${rts.map((r) => `${RUNTIME_METRICS[r].kvCache}{${sel}}`).join(' or ')})`;
-    out.push(trigger('kv-cache-utilization', a, q, m.kvCacheUtilizationPercent, 'Value'));
+    const kv = rts.map((r) => `${RUNTIME_METRICS[r].kvCache}{${sel}}`).join(' or ');
+    out.push(trigger('kv-cache-utilization', a, `100 * avg(${kv}) * ${reporting(kv)}`, m.kvCacheUtilizationPercent, 'AverageValue'));
   }
   if (m.timeToFirstTokenMilliseconds !== undefined) {
     const buckets = rts.map((r) => `rate(${RUNTIME_METRICS[r].ttftBucket}{${sel}}[2m])`).join(' or ');
-    out.push(trigger('time-to-first-token-p90', a, `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`, m.timeToFirstTokenMilliseconds, 'Value'));
+    const p90 = `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`;
+    out.push(trigger('time-to-first-token-p90', a, `${p90} * ${reporting(buckets)}`, m.timeToFirstTokenMilliseconds, 'AverageValue'));
   }
   if (a.minReplicas === 0) {
     // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and

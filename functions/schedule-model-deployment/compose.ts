@@ -438,7 +438,7 @@ function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: Deploymen
   const a = d.autoscaling;
   if (a === undefined) return;
   result.resources[AUTOSCALER_KEY] = markReady(scaledObject(d, a), true);
-  result.status = { ...result.status, autoscaling: autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource) };
+  result.status = { ...result.status, selector: `${DEPLOYMENT_LABEL}=${d.name}`, autoscaling: autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource) };
   const outside = msgOutsideBounds(d.replicas, a);
   if (outside !== undefined) result.results.push(warning(outside));
   const before = ((req.composite['status'] as JsonObject | undefined)?.['replicas'] as JsonObject | undefined)?.['total'];

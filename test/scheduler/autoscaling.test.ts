@@ -57,8 +57,12 @@ describe('spec.autoscaling', () => {
           {
             type: 'prometheus',
             name: 'kv-cache-utilization',
-            metricType: 'Value',
-            metadata: { serverAddress: SERVER, query: `100 * avg(vllm:kv_cache_usage_perc{${SEL}})`, threshold: '80' },
+            metricType: 'AverageValue',
+            metadata: {
+              serverAddress: SERVER,
+              query: `100 * avg(vllm:kv_cache_usage_perc{${SEL}}) * count(count by (replica) (vllm:kv_cache_usage_perc{${SEL}}))`,
+              threshold: '80',
+            },
           },
           {
             type: 'prometheus',
@@ -76,6 +80,8 @@ describe('spec.autoscaling', () => {
     });
     expectValidAgainstCrd(so!.resource);
     expect(got.status?.['autoscaling']).toEqual({ minReplicas: 0, maxReplicas: 4, scaledObject: DEP, summary: '0..4 WaitingForKEDA' });
+    // The scale subresource's selector (labelSelectorPath): the HPA behind the ScaledObject requires one.
+    expect(got.status?.['selector']).toBe(`modelplane.ai/deployment=${DEP}`);
   });
 
   it('writes queue depth and p90 time to first token as their own triggers, with the given window and address', () => {
@@ -88,10 +94,10 @@ describe('spec.autoscaling', () => {
       {
         type: 'prometheus',
         name: 'time-to-first-token-p90',
-        metricType: 'Value',
+        metricType: 'AverageValue',
         metadata: {
           serverAddress: 'https://metrics.example.com',
-          query: `1000 * histogram_quantile(0.9, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{${SEL}}[2m])))`,
+          query: `1000 * histogram_quantile(0.9, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{${SEL}}[2m]))) * count(count by (replica) (rate(vllm:time_to_first_token_seconds_bucket{${SEL}}[2m])))`,
           threshold: '2000',
         },
       },
@@ -149,5 +155,6 @@ describe('spec.autoscaling', () => {
     const got = compose(request(deployment(), { required: fleet }));
     expect(got.resources['autoscaler']).toBeUndefined();
     expect(got.status?.['autoscaling']).toBeUndefined();
+    expect(got.status?.['selector']).toBeUndefined();
   });
 });

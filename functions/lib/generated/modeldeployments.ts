@@ -886,6 +886,8 @@ export const ModelDeploymentStatusCrossplaneSchema = z.strictObject({
 });
 
 export interface ModelDeploymentStatus {
+  /** With spec.autoscaling, `modelplane.ai/deployment=<name>` (the scale subresource's selector, which the HPA behind a KEDA ScaledObject requires). */
+  selector?: string;
   /** What drives spec.replicas when spec.autoscaling is set. */
   autoscaling?: ModelDeploymentStatusAutoscaling;
   replicas?: ModelDeploymentStatusReplicas;
@@ -909,6 +911,7 @@ export interface ModelDeploymentStatus {
 
 /** zod schema of {@link ModelDeploymentStatus}. */
 export const ModelDeploymentStatusSchema = z.strictObject({
+  selector: z.string().optional(),
   autoscaling: ModelDeploymentStatusAutoscalingSchema.optional(),
   replicas: ModelDeploymentStatusReplicasSchema.optional(),
   placements: z.array(ModelDeploymentStatusPlacementSchema).max(100).optional(),
