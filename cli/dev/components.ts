@@ -88,6 +88,19 @@ export function apiserverArgs(p: DevPaths, workload?: WorkloadServer): string[] 
     // MutatingAdmissionPolicy is beta (off by default) in 1.35; the control plane uses one (admission.ts).
     '--feature-gates=MutatingAdmissionPolicy=true',
     '--runtime-config=admissionregistration.k8s.io/v1beta1=true',
+    // The aggregation layer (the control plane's): KEDA's metrics adapter serves external.metrics.k8s.io
+    // behind it (keda.ts); the API server proxies as front-proxy-client, the adapter trusts the dev CA.
+    ...(workload
+      ? []
+      : [
+          `--requestheader-client-ca-file=${join(p.pki, 'ca.crt')}`,
+          '--requestheader-allowed-names=front-proxy-client',
+          '--requestheader-username-headers=X-Remote-User',
+          '--requestheader-group-headers=X-Remote-Group',
+          '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+          `--proxy-client-cert-file=${join(p.pki, 'front-proxy-client.crt')}`,
+          `--proxy-client-key-file=${join(p.pki, 'front-proxy-client.key')}`,
+        ]),
     `--audit-log-path=${join(p.logs, `${name}-audit.log`)}`,
     `--audit-policy-file=${join(p.dir, 'audit-policy.yaml')}`,
     '--v=0',
@@ -113,9 +126,17 @@ rules:
 
 /**
  * The controllers of the control plane's kube-controller-manager: what
- * Crossplane needs of it (garbage collection, namespaces, service accounts).
+ * Crossplane needs of it (garbage collection, namespaces, service accounts),
+ * and the HPA controller, which scales an autoscaled ModelDeployment through
+ * the HPA its KEDA ScaledObject owns (keda.ts, docs/autoscaling.md).
  */
-export const CONTROL_PLANE_CONTROLLERS = ['garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller', 'serviceaccount-token-controller'];
+export const CONTROL_PLANE_CONTROLLERS = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'horizontalpodautoscaling-controller',
+];
 
 /**
  * The controllers of a workload cluster's kube-controller-manager: every

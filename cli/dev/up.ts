@@ -56,6 +56,7 @@ import { FUNCTIONS_TLS_SECRET } from './runtime/index.js';
 import { KEDA_SCALED_OBJECT_CRD, providerCrdsDir } from '../simulated/provider-packages.js';
 import { alive, type ComponentState, type DevPaths, type DevState, devPaths, PORTS, readState, WORKLOAD_SECRET, workloadServer, writeState } from './state.js';
 import { stopAll } from './lifecycle.js';
+import { KEDA_PORTS, kedaAdapterArgs, kedaCrdFiles, kedaEnv, kedaObjects, kedaOperatorArgs, kedaUnavailable, prometheusArgs, writeKedaFiles } from './keda.js';
 
 /** Options of `dev up`. */
 export interface UpOptions {
@@ -105,6 +106,8 @@ async function writeCredentials(p: DevPaths, workloads: number): Promise<void> {
   // system:masters too: its garbage collector must read and patch every custom resource (with its own
   // service-account credentials it would, with this user alone it cannot).
   const kcm = await pki.leaf({ name: 'kcm-admin', cn: 'system:kube-controller-manager', org: 'system:masters' });
+  // The aggregation layer's client (components.ts apiserverArgs): the identity the API server proxies as.
+  await pki.leaf({ name: 'front-proxy-client', cn: 'front-proxy-client' });
   await pki.leaf({ name: 'registry', cn: 'registry', ...local });
   const fn = await pki.leaf({ name: 'functions', cn: 'modelplane-functions', ...local });
   const core = await pki.leaf({ name: 'core', cn: 'crossplane' });
@@ -283,6 +286,7 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     await waitUntil('Crossplane core', () => httpReady(`http://127.0.0.1:${PORTS.coreHealth}/readyz`), { timeoutMs: 60_000, component: core });
     await cp.apply(coreWebhookConfiguration(PORTS.coreWebhook, ca), 'modelplane-dev');
     step('functions, dev runtime and Crossplane core running');
+    await startKeda(p, cp, ca, start);
 
     for (const o of installObjects()) await cp.apply(o, 'modelplane-dev');
     // The kinds our compositions use Established before it starts (the package's other managed
@@ -328,6 +332,35 @@ export async function upInside(opts: UpOptions & { providerCrds: string }): Prom
     process.stderr.write(`dev up: ${(err as Error).message}\n`);
     return 1;
   }
+}
+
+/**
+ * KEDA (operator and metrics adapter) and Prometheus, when scripts/keda-build.sh
+ * built them (keda.ts); otherwise says why, and an autoscaled deployment's
+ * ScaledObject is composed with nothing driving it.
+ */
+async function startKeda(p: DevPaths, cp: Kube, ca: string, start: (name: string, argv: string[], listens: string, env?: NodeJS.ProcessEnv) => ComponentState): Promise<void> {
+  const why = kedaUnavailable();
+  if (why !== undefined) {
+    say(`${why}: an autoscaled ModelDeployment composes its ScaledObject, and nothing drives it (kubectl scale does)`);
+    return;
+  }
+  await writeKedaFiles(p);
+  kubectl(p, ['apply', '--server-side', '--force-conflicts', '-f', kedaCrdFiles()]);
+  for (const o of kedaObjects(ca)) await cp.apply(o, 'modelplane-dev');
+  start('prometheus', prometheusArgs(p), `127.0.0.1:${KEDA_PORTS.prometheus}`);
+  const env = kedaEnv(p);
+  start('keda-operator', kedaOperatorArgs(p), `127.0.0.1:${KEDA_PORTS.operatorGrpc} (gRPC metrics service)`, env);
+  const adapter = start('keda-adapter', kedaAdapterArgs(p), `127.0.0.1:${KEDA_PORTS.adapter} (external.metrics.k8s.io)`, env);
+  await waitUntil(
+    'KEDA metrics adapter behind the aggregator',
+    async () => {
+      const svc = await cp.get('apiregistration.k8s.io/v1', 'APIService', 'v1beta1.external.metrics.k8s.io');
+      return conditionsOf(svc?.['status']).some((c) => c.type === 'Available' && c.status === 'True');
+    },
+    { timeoutMs: 120_000, everyMs: 1000, component: adapter },
+  );
+  say('KEDA and Prometheus running: external.metrics.k8s.io Available');
 }
 
 /** What `dev up` prints when done: how to reach the control plane. */

@@ -42,7 +42,7 @@ describe.skipIf(!built)(`crossplane xpkg build${built ? '' : ' (skipped: the rea
     const { root, file } = buildConfiguration();
     expect(await buildLoss(root, file)).toBeUndefined();
     const xrd = (await layerDocuments(file)).find((d) => (d as { kind?: string }).kind === 'CompositeResourceDefinition') as Xrd;
-    expect(xrd.spec.versions[0]?.subresources?.scale).toEqual({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas.total' });
+    expect(xrd.spec.versions[0]?.subresources?.scale).toEqual({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas.total', labelSelectorPath: '.status.selector' });
   }, 60_000);
 
   it('the loss check names a field the CLI drops', async () => {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../cli/functions.js';
 import { middlewareName } from '../../functions/lib/key-validator.js';
 import { frontDoorUnavailable, RIGHT, throughTraefik, validatorAsItsServiceAccount } from './front-door.js';
+import { autoscaleForReal, autoscalingUnavailable } from './autoscaling.js';
 import { backToHttp, overHttps, TLS_HOST } from './front-door-tls.js';
 import { asAiGateway, KEY_A, KEY_B } from './ai-gateway.js';
 import { workloadGpus } from './workload-gpus.js';
@@ -761,5 +762,21 @@ spec:
       expect(r.logs.includes(KEY_A) || r.logs.includes(KEY_B)).toBe(false);
     },
     10 * MIN,
+  );
+  // Last: KEDA, Prometheus and the HPA for real: 0 → 1 on the first request, 1 → 3 under load, down after the window (docs/autoscaling.md).
+  it.skipIf(autoscalingUnavailable() !== undefined)(
+    `autoscaling for real: at zero the first request gets 503 with Retry-After and wakes the deployment (KEDA 0 → 1), load makes the HPA ask for 3, and after the window it goes back to 1 and 0${autoscalingUnavailable() ? ` (skipped: ${autoscalingUnavailable()})` : ''}`,
+    async () => {
+      const r = await autoscaleForReal();
+      expect(r.atZero, r.logs).toStrictEqual({ ready: 'True', summary: '0..4 ScaledToZero', standby: true, routing: 'ScaledToZero' });
+      expect(r.first, r.logs).toStrictEqual({ status: 503, retryAfter: '30', code: 'scaled_to_zero' });
+      expect({ replicas: r.woke.replicas, served: r.woke.served }, r.logs).toStrictEqual({ replicas: 1, served: 200 });
+      expect(r.woke.lastScaleFromZero?.['seconds'], JSON.stringify(r.woke)).toBeGreaterThan(0);
+      expect(r.underLoad).toStrictEqual({ replicas: 3, ready: 3 });
+      expect(r.after).toStrictEqual({ down: 1, zero: 0 });
+      expect(r.events.some((e) => e.startsWith('Scaling: Scaling from 0 to 1 replicas')), r.events.join('\n')).toBe(true);
+      expect(r.events.some((e) => /^Scaling: Scaling from [12] to 3 replicas/.test(e)), r.events.join('\n')).toBe(true);
+    },
+    30 * MIN,
   );
 });

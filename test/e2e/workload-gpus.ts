@@ -24,7 +24,7 @@ import { condition, eventually, items, kubectl, kubectlJson, type Obj, snapshot,
 const MIN = 60_000;
 const wl = { workload: 0 };
 
-const CLASS = `apiVersion: modelplane.ai/v1alpha1
+export const CLASS = `apiVersion: modelplane.ai/v1alpha1
 kind: InferenceClass
 metadata:
   name: h100-8x-dev
@@ -42,7 +42,7 @@ spec:
 `;
 
 /** dev-workload's pools with `h100` nodes of the 8-GPU class (0: none). */
-const POOLS = (h100: number) =>
+export const POOLS = (h100: number) =>
   JSON.stringify({
     spec: {
       nodePools: [

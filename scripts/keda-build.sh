@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds what drives autoscaling on the dev control plane (docs/autoscaling.md) from the Go
+# modules pinned in tools/keda/go.mod, into .cache/bin (git-ignored):
+#
+#   keda-operator   github.com/kedacore/keda/v2 cmd/operator     (ScaledObject → HPA, 0 ↔ 1)
+#   keda-adapter    github.com/kedacore/keda/v2 cmd/adapter      (external.metrics.k8s.io for the HPA)
+#   prometheus      github.com/prometheus/prometheus cmd/prometheus  (the version KEDA pins: one module graph)
+#
+# and KEDA's CRDs (config/crd/bases of the module) into .cache/keda/crds, with the version in
+# .cache/keda/version. KEDA's own replace directives are repeated in tools/keda/go.mod (a
+# dependency's replaces do not apply). A no-op when current (stamp on go.mod, go.sum, this
+# script and the Go version). Usage: scripts/keda-build.sh [--force]
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "keda:build: 'go' is not on PATH; install Go >= 1.26" >&2
+  exit 1
+fi
+force=0
+for a in "$@"; do
+  case "$a" in
+    --force) force=1 ;;
+    *) echo "keda:build: unknown argument '$a' (only --force)" >&2; exit 2 ;;
+  esac
+done
+
+dir="$root/tools/keda"
+bin="$root/.cache/bin"
+out="$root/.cache/keda"
+mkdir -p "$bin" "$out"
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+
+stamp_now() {
+  { go version; cat "$dir/go.mod" "$dir/go.sum" "${BASH_SOURCE[0]}"; } | sha256sum | cut -d' ' -f1
+}
+want="$(stamp_now)"
+stamp="$bin/.keda.stamp"
+if [[ $force == 0 && -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$bin/keda-operator" && -x "$bin/keda-adapter" && -x "$bin/prometheus" && -f "$out/version" ]]; then
+  echo "keda:build: up to date in $bin"
+  exit 0
+fi
+rm -f "$stamp"
+t0=$SECONDS
+keda=github.com/kedacore/keda/v2
+prom=github.com/prometheus/prometheus
+version="$(cd "$dir" && go list -m -f '{{.Version}}' "$keda")"
+prom_version="$(cd "$dir" && go list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' "$prom")"
+echo "keda:build: KEDA $version (operator, adapter) and Prometheus $prom_version (cold: about 12 minutes on 2 cores)"
+ldflags="-s -w -X $keda/version.Version=$version -X $keda/version.GitCommit=module"
+(cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$bin/keda-operator.tmp" "$keda/cmd/operator")
+(cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$bin/keda-adapter.tmp" "$keda/cmd/adapter")
+(cd "$dir" && go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${prom_version#v0.}" -o "$bin/prometheus.tmp" "$prom/cmd/prometheus")
+for b in keda-operator keda-adapter prometheus; do mv -f "$bin/$b.tmp" "$bin/$b"; done
+
+src="$(cd "$dir" && go mod download -json "$keda@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+rm -rf "$out/crds" && mkdir -p "$out/crds"
+cp "$src"/config/crd/bases/*.yaml "$out/crds/"
+chmod -R u+w "$out/crds"
+echo "$version" >"$out/version"
+stamp_now >"$stamp"
+echo "keda:build: built in $((SECONDS - t0))s"
