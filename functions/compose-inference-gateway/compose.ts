@@ -75,6 +75,7 @@ import {
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
+import { federatedClusters, fleetPrometheusRelease } from './fleet-metrics.js';
 import {
   certificate,
   certificateSecret,
@@ -100,6 +101,11 @@ import { markReady } from '../lib/ready.js';
 export const MSG_TRAEFIK_READY = 'Traefik ready, composing Gateway';
 /** The XRD's message for a Traefik backend without its block. */
 export const ERR_NO_TRAEFIK = 'spec.traefik is required when spec.backend is Traefik.';
+
+/** Requirement: every InferenceCluster (the fleet view federates their engines). */
+export const REQ_CLUSTERS = 'clusters';
+/** FleetMetricsReady's message once the fleet Prometheus is Ready. */
+export const MSG_FLEET_METRICS = 'fleet-prometheus.modelplane-system.svc:9090 serves the fleet view autoscaling reads';
 
 /** Composes an InferenceGateway. */
 export function compose(req: ComposeRequest): ComposeResult {
@@ -155,6 +161,16 @@ export function compose(req: ComposeRequest): ComposeResult {
     const metallbReady = isReady(obs('metallb'));
     if (metallbReady || seen('metallb-pool')) put('metallb-pool', metallbPool(addressPool), true);
     if (metallbReady || seen('metallb-l2')) put('metallb-l2', metallbL2(), true);
+  }
+
+  // The fleet view (fleet-metrics.ts): federates every workload cluster's engines; while the clusters are not
+  // fetched yet, the Release stays as observed.
+  result.requirements[REQ_CLUSTERS] = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' };
+  const clusters = readRequired(req, REQ_CLUSTERS);
+  if (pcObserved || seen('fleet-prometheus')) {
+    if (clusters.state !== 'pending') put('fleet-prometheus', fleetPrometheusRelease(federatedClusters(clusters.state === 'present' ? clusters.items : [])), true);
+    else if (seen('fleet-prometheus')) Object.assign(res, keepObserved({ 'fleet-prometheus': observed['fleet-prometheus']! }));
+    if ('fleet-prometheus' in res) put('usage-pc-by-fleet-prometheus', pcUsage('fleet-prometheus'), true);
   }
 
   const traefikReady = isReady(obs('traefik'));
@@ -222,6 +238,11 @@ export function compose(req: ComposeRequest): ComposeResult {
       ? condition('ControllerReady', true, 'ControllerHealthy')
       : condition('ControllerReady', false, 'Installing'),
   );
+  // The fleet view never holds back the gateway's Ready (routing does not need it); its own condition says where it is.
+  if ('fleet-prometheus' in res) {
+    const fleetReady = isReady(obs('fleet-prometheus'));
+    result.conditions.push(condition('FleetMetricsReady', fleetReady, fleetReady ? 'Available' : 'Installing', fleetReady ? MSG_FLEET_METRICS : undefined));
+  }
   return result;
 }
 

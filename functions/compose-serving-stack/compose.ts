@@ -56,6 +56,7 @@ import {
   gatewayClassObject,
   gatewayNamespaceObject,
   gatewayObject,
+  federateRouteObject,
   gatewayProxyObject,
 } from './objects.js';
 import { RESOURCE_LABEL, releaseSpecs, stackRelease } from './releases.js';
@@ -119,6 +120,7 @@ function remoteResources(stack: ServingStack, pc: ProviderConfigRef): { key: str
   out.push({ key: 'gateway-proxy', resource: gatewayProxyObject(pc), keptBy: [] });
   out.push({ key: 'gateway-class', resource: gatewayClassObject(stack, pc), keptBy: [] });
   out.push({ key: 'gateway', resource: gatewayObject(stack, pc), keptBy: [] });
+  out.push({ key: 'federate-route', resource: federateRouteObject(pc), keptBy: [] });
   const certificate = gatewayCertificateObject(stack, pc);
   if (certificate !== undefined) out.push({ key: 'gateway-certificate', resource: certificate, keptBy: [] });
   return out;

@@ -15,6 +15,7 @@ import { kubernetesObject, type ProviderConfigRef } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
 import gaieBundle from './gaie-crds.json' with { type: 'json' };
 import { DRA_DRIVER_NAMESPACE, RESOURCE_LABEL } from './releases.js';
+import { FEDERATE_PATH, MONITORING_NAMESPACE } from '../lib/serving-stack.js';
 import type { ServingStack } from './spec.js';
 
 /** Namespace of the inference Gateway on the workload cluster. */
@@ -139,6 +140,34 @@ export function gatewayObject(stack: ServingStack, pc: ProviderConfigRef): KubeO
             allowedRoutes: { namespaces: { from: 'All' } },
           })),
           ...(stack.https ? [httpsListener(HTTPS_LISTENER, 443, stack.https.hostname, { name: stack.https.tls.secretRef?.name ?? GATEWAY_TLS_SECRET })] : []),
+        ],
+      },
+    },
+  });
+}
+
+/**
+ * HTTPRoute `modelplane-federate` in the monitoring namespace on the inference
+ * Gateway: `GET /modelplane/federate?match[]=…` is the stack's Prometheus
+ * `/federate` (Service `prometheus-prometheus:9090`), which the control
+ * plane's fleet view scrapes for the engines' series
+ * (docs/autoscaling.md#the-fleet-signal).
+ */
+export function federateRouteObject(pc: ProviderConfigRef): KubeObject {
+  return kubernetesObject({
+    providerConfigRef: pc,
+    manifest: {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'modelplane-federate', namespace: MONITORING_NAMESPACE },
+      spec: {
+        parentRefs: [{ name: GATEWAY_NAME, namespace: GATEWAY_NAMESPACE }],
+        rules: [
+          {
+            matches: [{ path: { type: 'Exact', value: FEDERATE_PATH } }],
+            filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplaceFullPath', replaceFullPath: '/federate' } } }],
+            backendRefs: [{ name: 'prometheus-prometheus', port: 9090 }],
+          },
         ],
       },
     },

@@ -15,3 +15,10 @@ export const MONITORING_NAMESPACE = 'monitoring';
 export const PROMETHEUS_POD_LABELS = { 'app.kubernetes.io/name': 'prometheus' } as const;
 /** Label every namespace carries with its own name (Kubernetes ≥ 1.22, NamespaceDefaultLabelName). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/**
+ * The path of each serving stack's federate route on its inference gateway:
+ * its Prometheus's `/federate`, which the control plane's fleet view scrapes
+ * (docs/autoscaling.md#the-fleet-signal).
+ */
+export const FEDERATE_PATH = '/modelplane/federate';

@@ -164,8 +164,10 @@ describe('modelplane plan --state: plans against the current fleet', { timeout: 
     expect(same).toEqual({ code: 0, stdout: '0 to create, 0 to change, 0 to delete\n', stderr: '' });
     expect(diff.code).toBe(0);
     const lines = diff.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toBe('93 to create, 0 to change, 0 to delete');
-    expect(lines.slice(0, -1).every((l) => l.startsWith('+ ') && l.includes('eks-ap-south'))).toBe(true);
+    // The new cluster's objects, and the fleet view's Release, which now federates it too (docs/autoscaling.md#the-fleet-signal).
+    expect(lines.at(-1)).toBe('95 to create, 1 to change, 0 to delete');
+    expect(lines.slice(0, -1).filter((l) => !l.startsWith('+ '))).toEqual([expect.stringMatching(/^~ helm\.m\.crossplane\.io\/v1beta1 Release modelplane-system\/default-/)]);
+    expect(lines.slice(0, -1).filter((l) => l.startsWith('+ ')).every((l) => l.includes('eks-ap-south'))).toBe(true);
 
     // The same from the plan's own JSON: its `state` key is what --write wrote.
     const json = join(out, '..', 'plan.json');

@@ -87,6 +87,7 @@ describe('composed objects validate against their real CRDs', () => {
       'wrapped gateway.envoyproxy.io/v1alpha1/EnvoyProxy',
       'wrapped gateway.networking.k8s.io/v1/Gateway',
       'wrapped gateway.networking.k8s.io/v1/GatewayClass',
+      'wrapped gateway.networking.k8s.io/v1/HTTPRoute',
     ]);
   });
 

@@ -165,6 +165,8 @@ const validator = (deploymentReady = false): Record<string, DesiredResource> => 
   'key-validator-clusterrole': { resource: validatorClusterRole()[0]! },
   'key-validator-clusterrolebinding': { resource: validatorClusterRole()[1]! },
 });
+/** Every InferenceCluster, for the fleet view (fleet-metrics.ts); not fetched in these cases, so no fleet-prometheus yet. */
+const CLUSTERS = { clusters: { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceCluster' } };
 const installing: Condition[] = [{ type: 'ControllerReady', status: 'False', reason: 'Installing' }];
 const healthy: Condition[] = [{ type: 'ControllerReady', status: 'True', reason: 'ControllerHealthy' }];
 const pcObserved = () => ({ 'provider-config-helm': observed(pc) });
@@ -180,7 +182,7 @@ const cases: Case[] = [
       status: {},
       conditions: installing,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -198,7 +200,7 @@ const cases: Case[] = [
       status: {},
       conditions: installing,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -229,7 +231,7 @@ const cases: Case[] = [
       status: { address: '10.0.0.42' },
       conditions: healthy,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -249,7 +251,7 @@ const cases: Case[] = [
       status: {},
       conditions: healthy,
       results: [{ severity: 'Normal', message: 'Traefik ready, composing Gateway' }],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -266,7 +268,7 @@ const cases: Case[] = [
       status: {},
       conditions: installing,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -285,7 +287,7 @@ const cases: Case[] = [
       status: {},
       conditions: installing,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {
@@ -306,7 +308,7 @@ const cases: Case[] = [
       status: {},
       conditions: installing,
       results: [],
-      requirements: {},
+      requirements: CLUSTERS,
     },
   },
   {

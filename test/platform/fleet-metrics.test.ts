@@ -1,0 +1,112 @@
+/**
+ * The fleet view the InferenceGateway composes (functions/compose-inference-gateway/fleet-metrics.ts,
+ * docs/autoscaling.md#the-fleet-signal): kube-prometheus-stack named `fleet`, federating each workload
+ * cluster's engine series through its inference gateway, scraping the key validator and Traefik; the
+ * serving stack's federate route it scrapes.
+ */
+import { describe, expect, it } from 'vitest';
+import { compose } from '../../functions/compose-inference-gateway/compose.js';
+import { FEDERATE_MATCH, federatedClusters } from '../../functions/compose-inference-gateway/fleet-metrics.js';
+import { federateRouteObject } from '../../functions/compose-serving-stack/objects.js';
+import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
+import { cond, observed, request } from '../builders/platform.js';
+
+const NS = 'modelplane-system';
+const xr: KubeObject = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', metadata: { name: 'default' }, spec: { backend: 'Traefik', traefik: { version: '40.2.0' } } };
+const pc: KubeObject = { apiVersion: 'helm.m.crossplane.io/v1beta1', kind: 'ProviderConfig', metadata: { name: 'modelplane-in-cluster', namespace: NS } };
+const cluster = (name: string, address?: string): KubeObject => ({
+  apiVersion: 'modelplane.ai/v1alpha1',
+  kind: 'InferenceCluster',
+  metadata: { name },
+  ...(address ? { status: { gateway: { address } } } : {}),
+});
+const values = (r: KubeObject) => ((r['spec'] as JsonObject)['forProvider'] as JsonObject)['values'] as JsonObject;
+const scrape = (r: KubeObject) => ((values(r)['prometheus'] as JsonObject)['prometheusSpec'] as JsonObject)['additionalScrapeConfigs'] as JsonObject[];
+
+describe('the fleet view', () => {
+  it('federates every cluster with a gateway address (by name), and scrapes the validator and Traefik', () => {
+    const got = compose(request(xr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [cluster('gke-b', '203.0.113.7'), cluster('eks-a', '198.51.100.4'), cluster('new')] } }));
+    const release = got.resources['fleet-prometheus']!;
+    expect(release.ready).toBe(true);
+    expect(release.resource['spec']).toMatchObject({
+      forProvider: { chart: { name: 'kube-prometheus-stack', repository: 'https://prometheus-community.github.io/helm-charts', version: '72.6.2' }, namespace: NS },
+    });
+    expect(values(release.resource)['fullnameOverride']).toBe('fleet');
+    expect(scrape(release.resource)).toEqual([
+      {
+        job_name: 'federate',
+        honor_labels: true,
+        metrics_path: '/modelplane/federate',
+        params: { 'match[]': [FEDERATE_MATCH] },
+        static_configs: [
+          { targets: ['198.51.100.4'], labels: { cluster: 'eks-a' } },
+          { targets: ['203.0.113.7'], labels: { cluster: 'gke-b' } },
+        ],
+      },
+      {
+        job_name: 'key-validator',
+        kubernetes_sd_configs: [{ role: 'pod', namespaces: { names: [NS] } }],
+        relabel_configs: [
+          { source_labels: ['__meta_kubernetes_pod_label_app_kubernetes_io_name'], action: 'keep', regex: 'modelplane-key-validator' },
+          { source_labels: ['__address__'], action: 'replace', regex: '([^:]+)(?::\\d+)?', replacement: '$1:8080', target_label: '__address__' },
+        ],
+      },
+      {
+        job_name: 'traefik',
+        kubernetes_sd_configs: [{ role: 'pod', namespaces: { names: ['traefik-system'] } }],
+        relabel_configs: [
+          { source_labels: ['__meta_kubernetes_pod_label_app_kubernetes_io_name'], action: 'keep', regex: 'traefik' },
+          { source_labels: ['__address__'], action: 'replace', regex: '([^:]+)(?::\\d+)?', replacement: '$1:9100', target_label: '__address__' },
+        ],
+      },
+    ]);
+    expect(got.resources['usage-pc-by-fleet-prometheus']?.ready).toBe(true);
+    expect(got.conditions.find((c) => c.type === 'FleetMetricsReady')).toEqual({ type: 'FleetMetricsReady', status: 'False', reason: 'Installing' });
+    expect(FEDERATE_MATCH).toBe('{__name__=~"vllm:.+|sglang:.+"}');
+  });
+
+  it('is Ready as observed, without holding back the gateway; kept as observed while the clusters are not fetched', () => {
+    const first = compose(request(xr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } }));
+    const release = first.resources['fleet-prometheus']!.resource;
+    expect(scrape(release).map((s) => s['job_name'])).toEqual(['key-validator', 'traefik']);
+    const seen = { 'provider-config-helm': observed(pc), 'fleet-prometheus': observed(release, {}, [cond('Ready')]) };
+    const ready = compose(request(xr, { observed: seen, required: { clusters: [] } }));
+    expect(ready.conditions.find((c) => c.type === 'FleetMetricsReady')).toEqual({
+      type: 'FleetMetricsReady',
+      status: 'True',
+      reason: 'Available',
+      message: 'fleet-prometheus.modelplane-system.svc:9090 serves the fleet view autoscaling reads',
+    });
+    const pending = compose(request(xr, { observed: seen }));
+    expect(pending.resources['fleet-prometheus']?.resource['spec']).toEqual(release['spec']);
+    expect(pending.resources['fleet-prometheus']?.ready).toBe(true);
+    // Not composed before the ProviderConfig is observed.
+    expect(compose(request(xr, { required: { clusters: [] } })).resources['fleet-prometheus']).toBeUndefined();
+  });
+
+  it('federatedClusters: a cluster without a gateway address waits for one', () => {
+    expect(federatedClusters([cluster('b', '10.0.0.2'), cluster('a'), cluster('c', '10.0.0.3')])).toEqual([
+      { name: 'b', address: '10.0.0.2' },
+      { name: 'c', address: '10.0.0.3' },
+    ]);
+  });
+
+  it('the serving stack\'s federate route: /modelplane/federate on its inference gateway is its Prometheus /federate', () => {
+    const o = federateRouteObject({ kind: 'ProviderConfig', name: 'pc' });
+    expect(((o['spec'] as JsonObject)['forProvider'] as JsonObject)['manifest']).toEqual({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'modelplane-federate', namespace: 'monitoring' },
+      spec: {
+        parentRefs: [{ name: 'inference-gateway', namespace: 'modelplane-system' }],
+        rules: [
+          {
+            matches: [{ path: { type: 'Exact', value: '/modelplane/federate' } }],
+            filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplaceFullPath', replaceFullPath: '/federate' } } }],
+            backendRefs: [{ name: 'prometheus-prometheus', port: 9090 }],
+          },
+        ],
+      },
+    });
+  });
+});
