@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds what drives autoscaling on the dev control plane (docs/autoscaling.md) from the Go
-# modules pinned in tools/keda/go.mod, into .cache/bin (git-ignored):
+# modules pinned in tools/keda/go.mod and tools/prometheus/go.mod, into .cache/bin (git-ignored):
 #
-#   keda-operator   github.com/kedacore/keda/v2 cmd/operator     (ScaledObject → HPA, 0 ↔ 1)
-#   keda-adapter    github.com/kedacore/keda/v2 cmd/adapter      (external.metrics.k8s.io for the HPA)
-#   prometheus      github.com/prometheus/prometheus cmd/prometheus  (the version KEDA pins: one module graph)
+#   keda-operator   github.com/kedacore/keda/v2 cmd/operator          tools/keda (ScaledObject → HPA, 0 ↔ 1)
+#   keda-adapter    github.com/kedacore/keda/v2 cmd/adapter           tools/keda (external.metrics.k8s.io for the HPA)
+#   prometheus      github.com/prometheus/prometheus cmd/prometheus   tools/prometheus (the version KEDA pins, in
+#                   its own module graph: its Kubernetes discovery does not build against KEDA's client-go)
 #
 # and KEDA's CRDs (config/crd/bases of the module) into .cache/keda/crds, with the version in
-# .cache/keda/version. KEDA's own replace directives are repeated in tools/keda/go.mod (a
-# dependency's replaces do not apply). A no-op when current (stamp on go.mod, go.sum, this
-# script and the Go version). Usage: scripts/keda-build.sh [--force]
+# .cache/keda/version. KEDA's and Prometheus's own replace directives are repeated in their
+# go.mod (a dependency's replaces do not apply). A no-op when current (stamp on both go.mod and
+# go.sum, this script and the Go version). Usage: scripts/keda-build.sh [--force]
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,13 +29,14 @@ for a in "$@"; do
 done
 
 dir="$root/tools/keda"
+promdir="$root/tools/prometheus"
 bin="$root/.cache/bin"
 out="$root/.cache/keda"
 mkdir -p "$bin" "$out"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 stamp_now() {
-  { go version; cat "$dir/go.mod" "$dir/go.sum" "${BASH_SOURCE[0]}"; } | sha256sum | cut -d' ' -f1
+  { go version; cat "$dir/go.mod" "$dir/go.sum" "$promdir/go.mod" "$promdir/go.sum" "${BASH_SOURCE[0]}"; } | sha256sum | cut -d' ' -f1
 }
 want="$(stamp_now)"
 stamp="$bin/.keda.stamp"
@@ -47,12 +49,14 @@ t0=$SECONDS
 keda=github.com/kedacore/keda/v2
 prom=github.com/prometheus/prometheus
 version="$(cd "$dir" && go list -m -f '{{.Version}}' "$keda")"
-prom_version="$(cd "$dir" && go list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' "$prom")"
+prom_version="$(cd "$promdir" && go list -m -f '{{.Version}}' "$prom")"
 echo "keda:build: KEDA $version (operator, adapter) and Prometheus $prom_version (cold: about 12 minutes on 2 cores)"
 ldflags="-s -w -X $keda/version.Version=$version -X $keda/version.GitCommit=module"
 (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$bin/keda-operator.tmp" "$keda/cmd/operator")
 (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$bin/keda-adapter.tmp" "$keda/cmd/adapter")
-(cd "$dir" && go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${prom_version#v0.}" -o "$bin/prometheus.tmp" "$prom/cmd/prometheus")
+# Prometheus 3.x is module version v0.3MM.P: release 3.MM.P.
+prom_release="$(echo "$prom_version" | sed -E 's/^v0\.3([0-9]{2})\.([0-9]+)$/3.\1.\2/; s/^3\.0([0-9])/3.\1/')"
+(cd "$promdir" && go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=$prom_release" -o "$bin/prometheus.tmp" "$prom/cmd/prometheus")
 for b in keda-operator keda-adapter prometheus; do mv -f "$bin/$b.tmp" "$bin/$b"; done
 
 src="$(cd "$dir" && go mod download -json "$keda@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
