@@ -135,7 +135,7 @@ export const CONTROL_PLANE_CONTROLLERS = [
   'namespace-controller',
   'serviceaccount-controller',
   'serviceaccount-token-controller',
-  'horizontalpodautoscaling-controller',
+  'horizontal-pod-autoscaler-controller',
 ];
 
 /**

@@ -179,7 +179,8 @@ export async function autoscaleForReal(): Promise<Autoscaled> {
     if (r.code !== 0) throw new Error(`apply: ${r.stderr}`);
   };
   apply(CLASS);
-  const pools = kubectl(['patch', 'inferencecluster', 'dev-workload', '--type', 'merge', '-p', POOLS(1)]);
+  // Two 8-GPU nodes: earlier steps' deployments may still hold the first node's GPUs.
+  const pools = kubectl(['patch', 'inferencecluster', 'dev-workload', '--type', 'merge', '-p', POOLS(2)]);
   if (pools.code !== 0) throw new Error(`pools: ${pools.stderr}`);
   patchGateway(`http://${VALIDATOR_HOST}:${VALIDATOR_PORT}`);
   const engineLog = { text: '' };
