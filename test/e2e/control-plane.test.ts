@@ -27,6 +27,36 @@ const MIN = 60_000;
 const RIGHT_KEY = 'sk-e2e-right';
 const OTHER_KEY = 'sk-e2e-other';
 
+/**
+ * Where a replica's cold start went on the workload cluster, in time order: the
+ * workloads', template's, pod's and claim's creation, the pod's condition
+ * transitions, and the events in `default` (what a failed startup bound prints).
+ */
+function startupTimeline(replica: Obj, pod: Obj): string {
+  const wl = { workload: true };
+  const rows: string[] = [`replica status.startup ${JSON.stringify(replica.status?.['startup'])}`];
+  const created = (kind: string) =>
+    items([kind, '-n', 'default'], wl).map((o) => `${o.metadata.creationTimestamp ?? '?'} created ${kind} ${o.metadata.name}`);
+  rows.push(...created('deployments'), ...created('replicasets'), ...created('resourceclaimtemplates'), ...created('resourceclaims'), ...created('pods'));
+  for (const c of (pod.status?.['conditions'] ?? []) as { type: string; status: string; lastTransitionTime?: string }[]) {
+    rows.push(`${c.lastTransitionTime ?? '?'} pod ${c.type}=${c.status}`);
+  }
+  for (const e of items(['events', '-n', 'default'], wl) as unknown as { firstTimestamp?: string; eventTime?: string; reason?: string; message?: string; count?: number; involvedObject?: { kind?: string; name?: string } }[]) {
+    rows.push(`${e.firstTimestamp ?? e.eventTime ?? '?'} event ${e.involvedObject?.kind}/${e.involvedObject?.name} ${e.reason} x${e.count ?? 1}: ${e.message}`);
+  }
+  return rows.sort().join('\n');
+}
+
+/** What each event `dev quiet` saw written says: its object, reason and message (why the fleet was not quiet). */
+function writtenEvents(quiet: string): string {
+  return [...quiet.matchAll(/\/registry\/events\/([^/\s]+)\/(\S+)/g)]
+    .map(([, ns, name]) => {
+      const e = kubectl(['get', 'event', '-n', ns!, name!, '-o', 'jsonpath={.involvedObject.kind}/{.involvedObject.name} {.reason} x{.count} {.source.component}: {.message}']);
+      return `${ns}/${name}: ${e.stdout || e.stderr.trim()}`;
+    })
+    .join('\n');
+}
+
 /** Placements of a ModelDeployment as `cluster/pool` (its status). */
 function placements(ns: string, name: string): string[] | undefined {
   const md = kubectlJson<Obj>(['get', 'modeldeployment', '-n', ns, name]);
@@ -273,7 +303,7 @@ spec:
     const startup = (replica.status?.['startup'] as { seconds?: number } | undefined)?.seconds;
     expect(replica.status?.['phase']).toBe('Serving');
     expect(startup).toBeGreaterThanOrEqual(10);
-    expect(startup).toBeLessThanOrEqual(14);
+    expect(startup, startupTimeline(replica, pod)).toBeLessThanOrEqual(14);
 
     // Capacity agrees: the pool's one device is taken, so a second replica is refused by the fleet scheduler, and no pod is Pending.
     expect(kubectl(['scale', 'md', '-n', 'ml-team', 'tiny', '--replicas=2']).code).toBe(0);
@@ -688,7 +718,7 @@ spec:
     // status that changed with those pods reaches its Object by then.
     await new Promise((r) => setTimeout(r, 65_000));
     const q = modelplane(['dev', 'quiet', '--seconds', '120'], { timeoutMs: 4 * MIN });
-    expect(q.stdout, q.stdout).toMatch(/^quiet: nothing written in 120s/);
+    expect(q.stdout, `${q.stdout}\n${writtenEvents(q.stdout)}`).toMatch(/^quiet: nothing written in 120s/);
     expect(q.code).toBe(0);
     const open = items(['composite', '-A'])
       .filter((o) => condition(o, 'Responsive') === 'False')

@@ -134,7 +134,7 @@ export function kubectlJson<T = Record<string, unknown>>(args: string[], opts: {
 /** A Kubernetes object as kubectl prints it. */
 export interface Obj {
   kind?: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; creationTimestamp?: string; deletionTimestamp?: string };
   spec?: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } & Record<string, unknown>;
 }
