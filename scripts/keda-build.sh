@@ -15,32 +15,21 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-
-if ! command -v go >/dev/null 2>&1; then
-  echo "keda:build: 'go' is not on PATH; install Go >= 1.26" >&2
-  exit 1
-fi
-force=0
-for a in "$@"; do
-  case "$a" in
-    --force) force=1 ;;
-    *) echo "keda:build: unknown argument '$a' (only --force)" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=lib/go-build.sh
+source "$root/scripts/lib/go-build.sh"
+go_build_init keda:build "$@"
 
 dir="$root/tools/keda"
 promdir="$root/tools/prometheus"
 bin="$root/.cache/bin"
 out="$root/.cache/keda"
 mkdir -p "$bin" "$out"
-export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 stamp_now() {
-  { go version; cat "$dir/go.mod" "$dir/go.sum" "$promdir/go.mod" "$promdir/go.sum" "${BASH_SOURCE[0]}"; } | sha256sum | cut -d' ' -f1
+  { go_build_stamp_inputs; cat "$dir/go.mod" "$dir/go.sum" "$promdir/go.mod" "$promdir/go.sum" "${BASH_SOURCE[0]}"; } | sha256sum | cut -d' ' -f1
 }
-want="$(stamp_now)"
 stamp="$bin/.keda.stamp"
-if [[ $force == 0 && -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$bin/keda-operator" && -x "$bin/keda-adapter" && -x "$bin/prometheus" && -f "$out/version" ]]; then
+if go_build_current "$stamp" "$(stamp_now)" "$bin/keda-operator" "$bin/keda-adapter" "$bin/prometheus" "$out/version"; then
   echo "keda:build: up to date in $bin"
   exit 0
 fi

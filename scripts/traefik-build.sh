@@ -23,36 +23,25 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-
-if ! command -v go >/dev/null 2>&1; then
-  echo "traefik:build: 'go' is not on PATH; install Go >= 1.26" >&2
-  exit 1
-fi
-force=0
-for a in "$@"; do
-  case "$a" in
-    --force) force=1 ;;
-    *) echo "traefik:build: unknown argument '$a' (only --force)" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=lib/go-build.sh
+source "$root/scripts/lib/go-build.sh"
+go_build_init traefik:build "$@"
 
 dir="$root/tools/traefik"
 bin="${TRAEFIK_BIN_DIR:-$root/.cache/bin}"
 work="$root/.cache/traefik-build"
 mkdir -p "$bin" "$work"
-export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 stamp_now() {
   {
-    go version
+    go_build_stamp_inputs
     cat "$dir/go.mod" "$dir/go.sum"
     find "$dir" -name '*.go' -type f | LC_ALL=C sort | xargs -r cat
     cat "${BASH_SOURCE[0]}"
   } | sha256sum | cut -d' ' -f1
 }
-want="$(stamp_now)"
 stamp="$bin/.traefik.stamp"
-if [[ $force == 0 && -x "$bin/traefik" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+if go_build_current "$stamp" "$(stamp_now)" "$bin/traefik"; then
   echo "traefik:build: up to date in $bin"
   exit 0
 fi
