@@ -35,7 +35,7 @@ import { inNetns } from '../../cli/dev/processes.js';
 import { devPaths, readState } from '../../cli/dev/state.js';
 import { frontDoorUnavailable, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
 import { condition, E2E_DIR, eventually, kubectl, kubectlJson, type Obj } from './harness.js';
-import { CLASS, POOLS } from './workload-gpus.js';
+import { CLASS, deployment, POOLS } from './workload-gpus.js';
 
 const MIN = 60_000;
 const NS = 'ml-team';
@@ -51,41 +51,15 @@ export function autoscalingUnavailable(): string | undefined {
   return frontDoorUnavailable() ?? kedaUnavailable();
 }
 
-const MANIFESTS = `apiVersion: modelplane.ai/v1alpha1
-kind: ModelDeployment
-metadata:
-  name: ${NAME}
-  namespace: ${NS}
-spec:
-  replicas: 0
-  autoscaling:
+const MANIFESTS = `${deployment(NAME, 0, {
+  spec: `  autoscaling:
     minReplicas: 0
     maxReplicas: 4
     metrics: {inFlightPerReplica: 2}
     scaleDownStabilizationSeconds: 30
     prometheusAddress: ${DEV_PROMETHEUS_ADDRESS}
-  template:
-    spec:
-      clusterSelector:
-        matchLabels:
-          modelplane.ai/env: dev
-      engines:
-      - name: ${NAME}
-        members:
-        - role: Standalone
-          nodeSelector:
-            devices:
-            - name: gpu
-              count: 1
-              selectors:
-              - cel: device.attributes["gpu.nvidia.com"].architecture == "Hopper"
-          template:
-            spec:
-              containers:
-              - name: engine
-                image: vllm/vllm-openai:v0.23.0
-                args: [--model=Qwen/Qwen2.5-0.5B-Instruct]
----
+`,
+})}---
 apiVersion: modelplane.ai/v1alpha1
 kind: ModelService
 metadata:

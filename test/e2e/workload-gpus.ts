@@ -52,8 +52,11 @@ export const POOLS = (h100: number) =>
     },
   });
 
-/** A Standalone (or Leader + Worker) deployment of single-GPU members on Hopper, on the dev clusters. */
-function deployment(name: string, replicas: number, opts: { arg?: string; gang?: boolean } = {}): string {
+/**
+ * A Standalone (or Leader + Worker) deployment of single-GPU members on Hopper, on the dev clusters, in
+ * ml-team; `spec` is more of its spec, YAML indented two spaces (e.g. an `autoscaling:` block).
+ */
+export function deployment(name: string, replicas: number, opts: { arg?: string; gang?: boolean; spec?: string } = {}): string {
   const member = (role: string) => `        - role: ${role}
 ${role === 'Worker' ? '          worker:\n            nodes: 1\n' : ''}          nodeSelector:
             devices:
@@ -75,7 +78,7 @@ metadata:
   namespace: ml-team
 spec:
   replicas: ${replicas}
-  template:
+${opts.spec ?? ''}  template:
     spec:
       clusterSelector:
         matchLabels:
