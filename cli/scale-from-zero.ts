@@ -5,8 +5,9 @@
  * (functions/schedule-model-deployment/standby.ts), and the demand it records.
  *
  * Protocol:
- * - `<any method> /scale-from-zero/<namespace>/<deployment>/<rest>` → 503
- *   with `Retry-After: 30` and an OpenAI-style error (`code:
+ * - `<any method> /scale-from-zero/<namespace>/<deployment>/retry-after-<s>/<rest>`
+ *   → 503 with `Retry-After: <s>` (30 when the path names none,
+ *   functions/lib/key-validator.ts) and an OpenAI-style error (`code:
  *   scaled_to_zero`) naming the deployment; the request is recorded.
  * - `GET /metrics` → Prometheus text exposition (prom-client) with
  *   `modelplane_scale_from_zero_requests_total{namespace,deployment}` (a
@@ -17,31 +18,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { parseScaleFromZeroPath, SCALE_FROM_ZERO_PATH } from '../functions/lib/key-validator.js';
 
-/** The path prefix the standby endpoints route to. */
-export const SCALE_FROM_ZERO_PREFIX = '/scale-from-zero/';
-/** Seconds a client is asked to wait before retrying: about two KEDA polls, the soonest a replica is asked for. */
-export const RETRY_AFTER_SECONDS = 30;
-
-/** The body of the 503 for `<namespace>/<deployment>`. */
-export function scaledToZeroBody(namespace: string, deployment: string): string {
+/** The body of the 503 for `<namespace>/<deployment>`, asking for a retry after `retryAfterSeconds`. */
+export function scaledToZeroBody(namespace: string, deployment: string, retryAfterSeconds: number): string {
   return JSON.stringify({
     error: {
-      message: `ModelDeployment ${namespace}/${deployment} is scaled to zero; this request asked for a replica: retry after ${RETRY_AFTER_SECONDS} s`,
+      message: `ModelDeployment ${namespace}/${deployment} is scaled to zero; this request asked for a replica: retry after ${retryAfterSeconds} s`,
       type: 'service_unavailable',
       code: 'scaled_to_zero',
     },
   });
 }
-
-/** `p` URL-decoded; '' when it is not valid percent-encoding. */
-const decoded = (p: string): string => {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return '';
-  }
-};
 
 /** The demand the validator saw at zero, and its answers. */
 export class ScaleFromZero {
@@ -63,7 +51,7 @@ export class ScaleFromZero {
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * Answers `req` when its path is under {@link SCALE_FROM_ZERO_PREFIX} or
+   * Answers `req` when its path is under {@link SCALE_FROM_ZERO_PATH} or
    * is `/metrics`; returns false (nothing written) otherwise. A path with no
    * deployment is a 404.
    */
@@ -75,17 +63,18 @@ export class ScaleFromZero {
       });
       return true;
     }
-    if (!path.startsWith(SCALE_FROM_ZERO_PREFIX)) return false;
-    const [namespace, deployment] = path.slice(SCALE_FROM_ZERO_PREFIX.length).split('/').map(decoded);
-    if (!namespace || !deployment) {
+    if (!path.startsWith(`${SCALE_FROM_ZERO_PATH}/`)) return false;
+    const standby = parseScaleFromZeroPath(path);
+    if (standby === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('want /scale-from-zero/<namespace>/<deployment>/');
+      res.end(`want ${SCALE_FROM_ZERO_PATH}/<namespace>/<deployment>/retry-after-<seconds>/`);
       return true;
     }
+    const { namespace, deployment, retryAfterSeconds } = standby;
     this.requests.inc({ namespace, deployment });
     this.last.set({ namespace, deployment }, Math.floor(this.now() / 1000));
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) });
-    res.end(scaledToZeroBody(namespace, deployment));
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) });
+    res.end(scaledToZeroBody(namespace, deployment, retryAfterSeconds));
     return true;
   }
 }

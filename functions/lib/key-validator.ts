@@ -42,3 +42,53 @@ export function validatorRoleBinding(service: string, namespace: string): KubeOb
     subjects: [{ kind: 'ServiceAccount', name: VALIDATOR.name, namespace: VALIDATOR.namespace }],
   };
 }
+
+/**
+ * Zero and back (docs/autoscaling.md#zero-and-back): the validator path a
+ * deployment's standby ModelEndpoint routes to,
+ * `/scale-from-zero/<namespace>/<deployment>/retry-after-<seconds>/`, where
+ * the validator answers 503 with `Retry-After: <seconds>`.
+ */
+export const SCALE_FROM_ZERO_PATH = '/scale-from-zero';
+/**
+ * Seconds from a request at zero to KEDA asking for a replica, at most: one
+ * Prometheus scrape of the demand gauge and one KEDA poll (15 s each). The
+ * Retry-After of a deployment whose way back was never measured, and what a
+ * measured one adds to.
+ */
+export const WAKE_SECONDS = 30;
+/** Retry-After bounds the validator honours in a path, seconds (a day at most). */
+export const RETRY_AFTER_RANGE = { min: 1, max: 86_400 } as const;
+
+/**
+ * The standby path of `<namespace>/<deployment>`, asking clients to retry
+ * after `retryAfterSeconds` (whole seconds, clamped to {@link RETRY_AFTER_RANGE}).
+ */
+export function scaleFromZeroPath(namespace: string, deployment: string, retryAfterSeconds: number): string {
+  const s = Math.min(RETRY_AFTER_RANGE.max, Math.max(RETRY_AFTER_RANGE.min, Math.ceil(retryAfterSeconds)));
+  return `${SCALE_FROM_ZERO_PATH}/${namespace}/${deployment}/retry-after-${s}/`;
+}
+
+/**
+ * Reads a standby path (`/scale-from-zero/<ns>/<deployment>[/retry-after-<s>]/<rest>`,
+ * its first three segments URL-decoded): the deployment and the Retry-After it asks for
+ * ({@link WAKE_SECONDS} when the path names none or one out of
+ * {@link RETRY_AFTER_RANGE}); undefined when the path is not under the
+ * prefix, names no deployment or is not valid percent-encoding.
+ */
+export function parseScaleFromZeroPath(path: string): { namespace: string; deployment: string; retryAfterSeconds: number } | undefined {
+  const prefix = `${SCALE_FROM_ZERO_PATH}/`;
+  if (!path.startsWith(prefix)) return undefined;
+  let segments: string[];
+  try {
+    segments = path.slice(prefix.length).split('/').slice(0, 3).map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+  const [namespace, deployment, third] = segments;
+  if (!namespace || !deployment) return undefined;
+  const asked = /^retry-after-(\d{1,6})$/.exec(third ?? '');
+  const n = asked ? Number(asked[1]) : Number.NaN;
+  const retryAfterSeconds = n >= RETRY_AFTER_RANGE.min && n <= RETRY_AFTER_RANGE.max ? n : WAKE_SECONDS;
+  return { namespace, deployment, retryAfterSeconds };
+}

@@ -3,8 +3,9 @@
  * may scale to zero (`spec.autoscaling.minReplicas: 0`) has no Ready replica,
  * it composes a standby ModelEndpoint, so every ModelService that selects
  * the deployment's endpoints stays routable. Its backend is the key
- * validator's `/scale-from-zero/<namespace>/<deployment>/` path, which
- * answers `503` with `Retry-After` and records the request as demand: the
+ * validator's `/scale-from-zero/<namespace>/<deployment>/retry-after-<s>/`
+ * path, which answers `503` with `Retry-After: <s>` (the wake-up plus the
+ * last measured way back) and records the request as demand: the
  * series the ScaledObject's `demand` trigger reads
  * ({@link DEMAND_TIMESTAMP_SERIES}).
  *
@@ -27,7 +28,7 @@
  *   reconciles carry it forward from the XR's status.
  */
 import { type ComposeRequest, type ComposeResult, type DesiredResource, getPath, isReady, type JsonObject, type KubeObject, keepObserved, readRequired } from '../lib/function.js';
-import { DEFAULT_VALIDATOR_URL } from '../lib/key-validator.js';
+import { DEFAULT_VALIDATOR_URL, scaleFromZeroPath, WAKE_SECONDS } from '../lib/key-validator.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
 import type { DeploymentSpec } from './deployment.js';
 
@@ -37,8 +38,6 @@ export const STANDBY_KEY = 'standby-endpoint';
 export const STANDBY_LABEL = 'modelplane.ai/standby';
 /** Requirement: the InferenceGateway `default` (its `spec.auth.validatorURL`). */
 export const REQ_GATEWAY = 'inference-gateway';
-/** The validator's path prefix for requests that arrive at zero replicas. */
-export const SCALE_FROM_ZERO_PATH = '/scale-from-zero';
 /**
  * The validator's gauge: when a request last arrived at zero replicas, in
  * seconds since the epoch, labelled `namespace` and `deployment`.
@@ -51,18 +50,30 @@ export function standbyName(d: Pick<DeploymentSpec, 'name'>): string {
 }
 
 /**
- * The standby ModelEndpoint: url `<validator>/scale-from-zero/<namespace>/<deployment>/v1`,
- * rewritePath `/scale-from-zero/<namespace>/<deployment>/` (a ModelService
- * sends `/<ns>/<service>/v1/...` there as `/scale-from-zero/<ns>/<deployment>/v1/...`).
+ * The standby ModelEndpoint: url `<validator>/scale-from-zero/<namespace>/<deployment>/retry-after-<s>/v1`,
+ * rewritePath the same less `v1` (a ModelService sends `/<ns>/<service>/v1/...`
+ * there as `/scale-from-zero/<ns>/<deployment>/retry-after-<s>/v1/...`), where
+ * `s` is {@link retryAfterSeconds}.
  */
-export function standbyEndpoint(d: DeploymentSpec, validatorURL: string): KubeObject {
-  const path = `${SCALE_FROM_ZERO_PATH}/${d.namespace}/${d.name}/`;
+export function standbyEndpoint(d: DeploymentSpec, validatorURL: string, retryAfter: number): KubeObject {
+  const path = scaleFromZeroPath(d.namespace, d.name, retryAfter);
   return {
     apiVersion: 'modelplane.ai/v1alpha1',
     kind: 'ModelEndpoint',
     metadata: { name: standbyName(d), namespace: d.namespace, labels: { ...d.labels, [DEPLOYMENT_LABEL]: d.name, [STANDBY_LABEL]: 'true' } },
     spec: { rewritePath: path, url: `${validatorURL.replace(/\/+$/, '')}${path}v1` },
   };
+}
+
+/**
+ * The Retry-After a request at zero is given, seconds: the wake-up
+ * ({@link WAKE_SECONDS}: one scrape and one KEDA poll) plus the last measured
+ * way back (`lastScaleFromZero.seconds`, KEDA's Active to the first Ready
+ * replica), or the wake-up alone before one was measured.
+ */
+export function retryAfterSeconds(lastScaleFromZero: unknown): number {
+  const seconds = getPath(lastScaleFromZero, 'seconds');
+  return WAKE_SECONDS + (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : 0);
 }
 
 /** A condition's `lastTransitionTime` in ms since the epoch, when the condition is True and the time parses. */
@@ -116,7 +127,8 @@ export function withStandby(req: ComposeRequest, result: ComposeResult, d: Deplo
     if (observed !== undefined) Object.assign(result.resources, keepObserved({ [STANDBY_KEY]: observed }));
     return;
   }
-  const endpoint: DesiredResource = { resource: standbyEndpoint(d, validatorURLOf(gateway.state === 'present' ? gateway.items[0] : undefined)) };
+  const validatorURL = validatorURLOf(gateway.state === 'present' ? gateway.items[0] : undefined);
+  const endpoint: DesiredResource = { resource: standbyEndpoint(d, validatorURL, retryAfterSeconds(measured)) };
   if (isReady(observed?.resource)) endpoint.ready = true;
   result.resources[STANDBY_KEY] = endpoint;
 }

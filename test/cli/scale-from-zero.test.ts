@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyValidator } from '../../cli/key-validator.js';
-import { RETRY_AFTER_SECONDS, ScaleFromZero, scaledToZeroBody } from '../../cli/scale-from-zero.js';
+import { ScaleFromZero, scaledToZeroBody } from '../../cli/scale-from-zero.js';
 import { DEMAND_TIMESTAMP_SERIES } from '../../functions/schedule-model-deployment/standby.js';
 
 let now = 1_800_000_000_000;
@@ -26,31 +26,39 @@ describe('scale from zero', () => {
   it('no request yet: /metrics has no series', async () => {
     expect(await metrics()).toStrictEqual([]);
   });
-  it('a request to a standby endpoint → 503 with Retry-After and an OpenAI-style error naming the deployment', async () => {
-    const r = await fetch(`${base}/scale-from-zero/ml-team/qwen/v1/chat/completions`, { method: 'POST', body: '{}' });
+  it('a request to a standby endpoint → 503 with the Retry-After its path asks for, and an OpenAI-style error naming the deployment', async () => {
+    const r = await fetch(`${base}/scale-from-zero/ml-team/qwen/retry-after-252/v1/chat/completions`, { method: 'POST', body: '{}' });
     expect(r.status).toBe(503);
-    expect(r.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
+    expect(r.headers.get('retry-after')).toBe('252');
     expect(await r.json()).toStrictEqual({
       error: {
-        message: 'ModelDeployment ml-team/qwen is scaled to zero; this request asked for a replica: retry after 30 s',
+        message: 'ModelDeployment ml-team/qwen is scaled to zero; this request asked for a replica: retry after 252 s',
         type: 'service_unavailable',
         code: 'scaled_to_zero',
       },
     });
-    expect(scaledToZeroBody('ml-team', 'qwen')).toContain('ml-team/qwen');
+    expect(scaledToZeroBody('ml-team', 'qwen', 252)).toContain('ml-team/qwen');
+  });
+  it('a path naming no Retry-After, or one out of range (0, above a day) → the wake-up, 30 s', async () => {
+    for (const rest of ['v1/models', 'retry-after-0/v1/models', 'retry-after-86401/v1/models']) {
+      const r = await fetch(`${base}/scale-from-zero/ml-team/other/${rest}`);
+      expect([rest, r.status, r.headers.get('retry-after')]).toEqual([rest, 503, '30']);
+    }
   });
   it('each request counts; the gauge holds the last one (seconds), the series the demand trigger reads', async () => {
     now += 42_500;
-    await fetch(`${base}/scale-from-zero/ml-team/qwen/v1/models`);
+    await fetch(`${base}/scale-from-zero/ml-team/qwen/retry-after-252/v1/models`);
     expect(await metrics()).toStrictEqual([
       'modelplane_scale_from_zero_requests_total{namespace="ml-team",deployment="qwen"} 2',
+      'modelplane_scale_from_zero_requests_total{namespace="ml-team",deployment="other"} 3',
       `${DEMAND_TIMESTAMP_SERIES}{namespace="ml-team",deployment="qwen"} 1800000042`,
+      `${DEMAND_TIMESTAMP_SERIES}{namespace="ml-team",deployment="other"} 1800000000`,
     ]);
   });
   it('a path without a deployment, or with bad percent-encoding → 404, nothing recorded', async () => {
     expect((await fetch(`${base}/scale-from-zero/ml-team/`)).status).toBe(404);
     expect((await fetch(`${base}/scale-from-zero/%E0%A4%A/x/`)).status).toBe(404);
-    expect((await metrics()).length).toBe(2);
+    expect((await metrics()).length).toBe(4);
   });
   it('other paths still go to the key check (401 without a key)', async () => {
     expect((await fetch(`${base}/ml-team/keys`)).status).toBe(401);

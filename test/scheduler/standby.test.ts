@@ -26,8 +26,8 @@ const STANDBY: KubeObject = {
   kind: 'ModelEndpoint',
   metadata: { name: `${DEP}-standby`, namespace: NS, labels: { 'modelplane.ai/deployment': DEP, 'modelplane.ai/standby': 'true' } },
   spec: {
-    rewritePath: `/scale-from-zero/${NS}/${DEP}/`,
-    url: `http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080/scale-from-zero/${NS}/${DEP}/v1`,
+    rewritePath: `/scale-from-zero/${NS}/${DEP}/retry-after-30/`,
+    url: `http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080/scale-from-zero/${NS}/${DEP}/retry-after-30/v1`,
   },
 };
 const ready = (o: KubeObject): KubeObject => ({ ...o, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available' }] } });
@@ -43,7 +43,7 @@ describe('standby endpoint', () => {
   it('uses the gateway\'s spec.auth.validatorURL, and is ready as observed', () => {
     const got = compose(request(autoscaled(0, 0), { required: { clusters, 'inference-gateway': [gateway('http://10.96.200.2:18080/')] }, observed: { 'standby-endpoint': ready(STANDBY) } }));
     expect(got.resources['standby-endpoint']).toEqual({
-      resource: { ...STANDBY, spec: { rewritePath: `/scale-from-zero/${NS}/${DEP}/`, url: `http://10.96.200.2:18080/scale-from-zero/${NS}/${DEP}/v1` } },
+      resource: { ...STANDBY, spec: { rewritePath: `/scale-from-zero/${NS}/${DEP}/retry-after-30/`, url: `http://10.96.200.2:18080/scale-from-zero/${NS}/${DEP}/retry-after-30/v1` } },
       ready: true,
     });
   });
@@ -117,5 +117,16 @@ describe('standby endpoint', () => {
     xr['status'] = { autoscaling: { lastScaleFromZero: measured } };
     const later = compose(request(xr, { required, observed: { autoscaler: so, 'replica-c1-0': r, 'endpoint-c1-0': endpoint } }));
     expect(getPath(later.status, 'autoscaling', 'lastScaleFromZero')).toEqual(measured);
+  });
+
+  it('back at zero after a measured way back: Retry-After is the wake-up (30 s) plus the measured 222 s', () => {
+    const xr = autoscaled(0, 0);
+    xr['status'] = { autoscaling: { lastScaleFromZero: { activeAt: '2026-12-06T10:00:05Z', readyAt: '2026-12-06T10:03:47Z', seconds: 222 } } };
+    const got = compose(request(xr, { required: { clusters, 'inference-gateway': [] } }));
+    expect(got.resources['standby-endpoint']?.resource['spec']).toEqual({
+      rewritePath: `/scale-from-zero/${NS}/${DEP}/retry-after-252/`,
+      url: `http://modelplane-key-validator.modelplane-system.svc.cluster.local:8080/scale-from-zero/${NS}/${DEP}/retry-after-252/v1`,
+    });
+    expect(getPath(got.status, 'autoscaling', 'lastScaleFromZero', 'seconds')).toBe(222);
   });
 });
