@@ -298,12 +298,19 @@ spec:
     const claim = kubectlJson<Obj>(['get', 'resourceclaim', '-n', 'default', claimName!], wl);
     const results = (claim.status?.['allocation'] as { devices?: { results?: unknown[] } } | undefined)?.devices?.results;
     expect(results).toEqual([{ request: 'gpu', driver: 'gpu.nvidia.com', pool: 'dev-workload-gpu-a16-0', device: 'gpu-0' }]);
-    // Phase and cold start from the pod's conditions: Serving, and the startup about the 10-s model load.
+    // Phase and cold start from what the workload cluster reports: Serving, and the startup exactly the engine
+    // Deployment's creation to its Available transition, which holds the 10-s model load. (Kubernetes' own
+    // controllers add a few seconds more under load: the pod or its claim can be created before the
+    // ServiceAccount or ResourceClaimTemplate, and waits out their retry backoff.)
     const replica = items(['modelreplicas', '-n', 'ml-team']).find((r) => r.metadata.name.startsWith('tiny-'))!;
     const startup = (replica.status?.['startup'] as { seconds?: number } | undefined)?.seconds;
     expect(replica.status?.['phase']).toBe('Serving');
+    const engine = items(['deployments', '-n', 'default'], wl).find((d) => /^tiny-[0-9a-f]{5}-tiny-/.test(d.metadata.name))!;
+    const available = engine.status?.conditions?.find((c) => c.type === 'Available' && c.status === 'True') as { lastTransitionTime?: string } | undefined;
+    const reported = Math.floor((Date.parse(available?.lastTransitionTime ?? '') - Date.parse(engine.metadata.creationTimestamp ?? '')) / 1000);
+    expect(startup, startupTimeline(replica, pod)).toBe(reported);
     expect(startup).toBeGreaterThanOrEqual(10);
-    expect(startup, startupTimeline(replica, pod)).toBeLessThanOrEqual(14);
+    expect(startup, startupTimeline(replica, pod)).toBeLessThanOrEqual(40);
 
     // Capacity agrees: the pool's one device is taken, so a second replica is refused by the fleet scheduler, and no pod is Pending.
     expect(kubectl(['scale', 'md', '-n', 'ml-team', 'tiny', '--replicas=2']).code).toBe(0);
