@@ -18,7 +18,8 @@
  *   a few seconds); its vLLM gauges, scraped by Prometheus, make the HPA ask
  *   for 3 (6 / 2), placed and Ready;
  * - the loop ends; after the window the replicas go down to 1, and once no
- *   demand is left, to 0.
+ *   demand is left, to 0; a request then gets Retry-After 30 s plus the way
+ *   back just measured.
  *
  * Changed for loopback, and only that: the engine stub listens on the
  * workload cluster's gateway address (added to the namespace's loopback
@@ -100,7 +101,7 @@ export interface Autoscaled {
   first: { status: number; retryAfter: string | null; code: string | undefined };
   woke: { replicas: number; served: number; lastScaleFromZero: Record<string, unknown> | undefined };
   underLoad: { replicas: number; ready: number };
-  after: { down: number; zero: number };
+  after: { down: number; zero: number; retryAfter: string | null };
   events: string[];
   logs: string;
 }
@@ -209,10 +210,15 @@ export async function autoscaleForReal(): Promise<Autoscaled> {
       // Down after the 30-s window, one replica a minute; then to zero once no demand is left (2 min) and the cooldown passed.
       const down = await eventually('back down to 1 after the window', () => (specReplicas() === 1 ? 1 : undefined), { timeoutMs: 5 * MIN, state });
       const zero = await eventually('back to 0 without demand', () => (specReplicas() === 0 ? 0 : undefined), { timeoutMs: 6 * MIN, state });
+      // At zero again, the standby asks clients to wait the wake-up plus the way back just measured.
+      const again = await eventually('at zero again, the 503 of the standby', () => {
+        const r = ask(netns);
+        return r.status === 503 && r.code === 'scaled_to_zero' ? r : undefined;
+      }, { timeoutMs: 2 * MIN, state: logs });
       const events = kubectl(['get', 'events', '-n', NS, '--field-selector', `involvedObject.name=${NAME}`, '-o', 'jsonpath={range .items[*]}{.reason}{": "}{.message}{"\\n"}{end}'])
         .stdout.split('\n')
         .filter((l) => l.startsWith('Scaling'));
-      return { atZero, first: { status: first.status, retryAfter: first.retryAfter, code: first.code }, woke, underLoad, after: { down, zero }, events, logs: logs() };
+      return { atZero, first: { status: first.status, retryAfter: first.retryAfter, code: first.code }, woke, underLoad, after: { down, zero, retryAfter: again.retryAfter }, events, logs: logs() };
     });
   } finally {
     load?.kill('SIGKILL');

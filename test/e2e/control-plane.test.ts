@@ -810,7 +810,7 @@ spec:
       expect({ replicas: r.woke.replicas, served: r.woke.served }, r.logs).toStrictEqual({ replicas: 1, served: 200 });
       expect(r.woke.lastScaleFromZero?.['seconds'], JSON.stringify(r.woke)).toBeGreaterThan(0);
       expect(r.underLoad).toStrictEqual({ replicas: 3, ready: 3 });
-      expect(r.after).toStrictEqual({ down: 1, zero: 0 });
+      expect(r.after).toStrictEqual({ down: 1, zero: 0, retryAfter: String(30 + Number(r.woke.lastScaleFromZero?.['seconds'])) });
       expect(r.events.some((e) => e.startsWith('Scaling: Scaling from 0 to 1 replicas')), r.events.join('\n')).toBe(true);
       expect(r.events.some((e) => /^Scaling: Scaling from [12] to 3 replicas/.test(e)), r.events.join('\n')).toBe(true);
     },
