@@ -18,10 +18,14 @@
  *   replicas' PodMonitors add (docs/observability.md#metric-names), for every
  *   runtime the engines run. Per-replica targets are `AverageValue` (KEDA
  *   divides by the current replica count); utilisation and latency targets
- *   are `Value` (the HPA scales by current/target). With `minReplicas: 0` a
- *   `demand` trigger on the gateway's request rate for the deployment wakes
- *   it from zero (at zero replicas no engine reports anything); it asks for
- *   one replica at most, so past the first the engine metrics decide.
+ *   are the level times the replicas reporting it (same ask). With
+ *   `minReplicas: 0` a `demand` trigger on the validator's last request at
+ *   zero wakes the deployment (at zero replicas no engine reports anything);
+ *   it asks for one replica at most, so past the first the engine metrics
+ *   decide. And a `one-at-a-time` trigger (the replicas reporting, less one)
+ *   keeps KEDA from taking several replicas to zero at once: KEDA's own
+ *   scale-to-zero skips the HPA's one-a-minute policy, so it may only take
+ *   the last replica.
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
 import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
@@ -109,6 +113,13 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     out.push(trigger('time-to-first-token-p90', a, `${p90} * ${reporting(buckets)}`, m.timeToFirstTokenMilliseconds, 'AverageValue'));
   }
   if (a.minReplicas === 0) {
+    // KEDA takes a deployment whose triggers are all inactive for cooldownPeriod straight to zero, from any count:
+    // this trigger stays active while more than one replica reports and asks for one fewer (never more than there
+    // are), so the HPA's one-a-minute scale-down brings it to one before KEDA's cooldown can take the last.
+    const running = rts.map((r) => `${RUNTIME_METRICS[r].running}{${sel}}`).join(' or ');
+    const oneAtATime = trigger('one-at-a-time', a, `clamp_min((${reporting(running)} or vector(0)) - 1, 0)`, 1, 'AverageValue');
+    (oneAtATime['metadata'] as JsonObject)['activationThreshold'] = '0';
+    out.push(oneAtATime);
     // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and
     // asks for one replica, never more (clamped to 1): past the first replica the engine metrics decide.
     const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${sel}} < ${DEMAND_WINDOW_SECONDS}`;

@@ -65,6 +65,18 @@ describe('spec.autoscaling', () => {
             },
           },
           {
+            // KEDA's scale-to-zero skips the HPA's one-a-minute policy: active while more than one replica reports.
+            type: 'prometheus',
+            name: 'one-at-a-time',
+            metricType: 'AverageValue',
+            metadata: {
+              serverAddress: SERVER,
+              query: `clamp_min((count(count by (replica) (vllm:num_requests_running{${SEL}})) or vector(0)) - 1, 0)`,
+              threshold: '1',
+              activationThreshold: '0',
+            },
+          },
+          {
             type: 'prometheus',
             name: 'demand',
             metricType: 'AverageValue',
