@@ -35,7 +35,7 @@ import { DEV_PROMETHEUS_ADDRESS, kedaPaths, kedaUnavailable } from '../../cli/de
 import { inNetns } from '../../cli/dev/processes.js';
 import { devPaths, readState } from '../../cli/dev/state.js';
 import { frontDoorUnavailable, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
-import { condition, E2E_DIR, eventually, kubectl, kubectlJson, type Obj } from './harness.js';
+import { condition, E2E_DIR, eventually, items, kubectl, kubectlJson, type Obj } from './harness.js';
 import { CLASS, deployment, POOLS } from './workload-gpus.js';
 
 const MIN = 60_000;
@@ -70,14 +70,21 @@ spec:
   endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: ${NAME}}}}]
 `;
 
-/** The engine stub: holds each request HOLD_MS, and exposes the in-flight requests per replica as vLLM's gauges. */
-const ENGINE = (host: string) => `
+/**
+ * The engine stub: holds each request HOLD_MS, and exposes the in-flight requests of every live replica (the
+ * names in the JSON file `live`, which the step keeps current) as vLLM's gauges: as one scrape target per
+ * replica pod would, a replica's series come with it and go with it.
+ */
+const ENGINE = (host: string, live: string) => `
 const http = require('node:http');
+const fs = require('node:fs');
 const inFlight = new Map();
+const liveReplicas = () => { try { return JSON.parse(fs.readFileSync(${JSON.stringify(live)}, 'utf8')); } catch { return []; } };
 http.createServer((req, res) => {
   if (req.url === '/metrics') {
     const lines = [];
-    for (const [replica, n] of [...inFlight].sort()) {
+    for (const replica of liveReplicas().sort()) {
+      const n = inFlight.get(replica) || 0;
       const labels = '{deployment="${NAME}",replica="' + replica + '"}';
       lines.push('vllm:num_requests_running' + labels + ' ' + n, 'vllm:num_requests_waiting' + labels + ' 0');
     }
@@ -159,7 +166,16 @@ export async function autoscaleForReal(): Promise<Autoscaled> {
   if (pools.code !== 0) throw new Error(`pools: ${pools.stderr}`);
   patchGateway(`http://${VALIDATOR_HOST}:${VALIDATOR_PORT}`);
   const engineLog = { text: '' };
-  const a = inNetns(netns, [process.execPath, '-e', ENGINE(addr)]);
+  const live = join(E2E_DIR, 'autoscaling-live-replicas.json');
+  const writeLive = () => {
+    const names = items(['modelreplicas', '-n', NS, '-l', `modelplane.ai/deployment=${NAME}`])
+      .filter((r) => r.metadata.deletionTimestamp === undefined)
+      .map((r) => r.metadata.name);
+    writeFileSync(live, JSON.stringify(names));
+  };
+  writeLive();
+  const liveEvery = setInterval(writeLive, 3000);
+  const a = inNetns(netns, [process.execPath, '-e', ENGINE(addr, live)]);
   const engine = spawn(a[0]!, a.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   engine.stdout!.on('data', (d: Buffer) => (engineLog.text += d.toString()));
   engine.stderr!.on('data', (d: Buffer) => (engineLog.text += d.toString()));
@@ -221,6 +237,7 @@ export async function autoscaleForReal(): Promise<Autoscaled> {
       return { atZero, first: { status: first.status, retryAfter: first.retryAfter, code: first.code }, woke, underLoad, after: { down, zero, retryAfter: again.retryAfter }, events, logs: logs() };
     });
   } finally {
+    clearInterval(liveEvery);
     load?.kill('SIGKILL');
     engine.kill('SIGKILL');
     kubectl(['delete', 'modelservice,md', '-n', NS, NAME, '--wait=true', '--timeout=120s']);
