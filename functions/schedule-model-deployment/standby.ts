@@ -22,10 +22,10 @@
  *   deployment's endpoints selects it) and `modelplane.ai/standby: "true"`.
  * - The reconcile that drops the standby for a Ready replica measures the
  *   way back: `status.autoscaling.lastScaleFromZero` = `{activeAt, readyAt,
- *   seconds}`, from the ScaledObject's `Active` transition (KEDA's, within
- *   one poll of the first request) to the earliest `Ready` transition of a
- *   Ready replica, both observed timestamps (no clock is read); later
- *   reconciles carry it forward from the XR's status.
+ *   seconds}`, from the ScaledObject's `Active` transition (or, as KEDA
+ *   stamps none, the first replica's creation) to the earliest `Ready`
+ *   transition of a Ready replica, both observed timestamps (no clock is
+ *   read); later reconciles carry it forward from the XR's status.
  */
 import { type ComposeRequest, type ComposeResult, type DesiredResource, getPath, isReady, type JsonObject, type KubeObject, keepObserved, readRequired } from '../lib/function.js';
 import { DEFAULT_VALIDATOR_URL, scaleFromZeroPath, WAKE_SECONDS } from '../lib/key-validator.js';
@@ -85,19 +85,28 @@ function trueSince(o: KubeObject | undefined, type: string): number | undefined 
   return Number.isNaN(at) ? undefined : at;
 }
 
+/** A resource's `metadata.creationTimestamp` in ms since the epoch, when it parses. */
+function createdAt(o: KubeObject | undefined): number | undefined {
+  const at = Date.parse(String(getPath(o, 'metadata', 'creationTimestamp') ?? ''));
+  return Number.isNaN(at) ? undefined : at;
+}
+
 /**
- * `{activeAt, readyAt, seconds}` of the way back from zero: the observed
- * ScaledObject's Active transition to the earliest Ready transition among
- * the observed Ready replicas; undefined when either is missing or Ready
- * comes first (a replica that was Ready before KEDA woke the deployment).
+ * `{activeAt, readyAt, seconds}` of the way back from zero. `activeAt`: the
+ * observed ScaledObject's Active transition when KEDA stamps one (KEDA
+ * 2.20's conditions carry no time), else the earliest creation of the
+ * observed replicas (the scheduler creates the first within a reconcile of
+ * KEDA asking for it). `readyAt`: the earliest Ready transition among them.
+ * Undefined when either is missing or Ready comes first (a replica that was
+ * Ready before KEDA woke the deployment).
  */
 export function measureScaleFromZero(req: ComposeRequest): JsonObject | undefined {
-  const active = trueSince(req.observed['autoscaler']?.resource, 'Active');
-  const ready = Object.entries(req.observed)
+  const replicas = Object.entries(req.observed)
     .filter(([k]) => k.startsWith('replica-'))
-    .map(([, o]) => trueSince(o.resource, 'Ready'))
-    .filter((t): t is number => t !== undefined)
-    .sort((a, b) => a - b)[0];
+    .map(([, o]) => o.resource);
+  const earliest = (times: (number | undefined)[]) => times.filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
+  const active = trueSince(req.observed['autoscaler']?.resource, 'Active') ?? earliest(replicas.map(createdAt));
+  const ready = earliest(replicas.map((r) => trueSince(r, 'Ready')));
   if (active === undefined || ready === undefined || ready < active) return undefined;
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return { activeAt: iso(active), readyAt: iso(ready), seconds: Math.round((ready - active) / 1000) };

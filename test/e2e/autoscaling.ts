@@ -213,7 +213,10 @@ export async function autoscaleForReal(): Promise<Autoscaled> {
         const r = ask(netns);
         return r.status === 200 ? r.status : undefined;
       }, { timeoutMs: 5 * MIN, state });
-      const woke = { replicas: specReplicas(), served, lastScaleFromZero: (md().status?.['autoscaling'] as { lastScaleFromZero?: Record<string, unknown> } | undefined)?.lastScaleFromZero };
+      // Measured in the reconcile where the standby gives way, which may come a moment after the first 200.
+      const lastScaleFromZero = () => (md().status?.['autoscaling'] as { lastScaleFromZero?: Record<string, unknown> } | undefined)?.lastScaleFromZero;
+      const measured = await eventually('the way back measured in status', lastScaleFromZero, { timeoutMs: 2 * MIN, state });
+      const woke = { replicas: specReplicas(), served, lastScaleFromZero: measured };
 
       // 1 → 3 under load: 6 in flight, 2 per replica.
       load = loadLoop(netns, 240);

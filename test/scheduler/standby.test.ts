@@ -119,6 +119,21 @@ describe('standby endpoint', () => {
     expect(getPath(later.status, 'autoscaling', 'lastScaleFromZero')).toEqual(measured);
   });
 
+  it('KEDA stamps no time on its conditions: the way back starts at the first replica\'s creation', () => {
+    const so: KubeObject = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: DEP, namespace: NS }, status: { conditions: [{ type: 'Active', status: 'True' }] } };
+    const base = replica('c1', 0);
+    const r: KubeObject = {
+      ...base,
+      metadata: { ...(base['metadata'] as JsonObject), creationTimestamp: '2026-12-06T10:00:20Z' },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: '2026-12-06T10:01:05Z' }] },
+    };
+    const required = { clusters, 'all-replicas': [r], 'inference-gateway': [] as KubeObject[] };
+    const first = compose(request(autoscaled(0, 1), { required, observed: { autoscaler: so, 'replica-c1-0': r, 'standby-endpoint': STANDBY } }));
+    const endpoint = ready(first.resources['endpoint-c1-0']!.resource);
+    const back = compose(request(autoscaled(0, 1), { required, observed: { autoscaler: so, 'replica-c1-0': r, 'endpoint-c1-0': endpoint, 'standby-endpoint': STANDBY } }));
+    expect(getPath(back.status, 'autoscaling', 'lastScaleFromZero')).toEqual({ activeAt: '2026-12-06T10:00:20Z', readyAt: '2026-12-06T10:01:05Z', seconds: 45 });
+  });
+
   it('back at zero after a measured way back: Retry-After is the wake-up (30 s) plus the measured 222 s', () => {
     const xr = autoscaled(0, 0);
     xr['status'] = { autoscaling: { lastScaleFromZero: { activeAt: '2026-12-06T10:00:05Z', readyAt: '2026-12-06T10:03:47Z', seconds: 222 } } };

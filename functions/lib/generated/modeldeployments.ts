@@ -676,7 +676,7 @@ export const ModelDeploymentSpecSchema = z.strictObject({
 
 /** The last way back from zero replicas, measured from observed timestamps. */
 export interface ModelDeploymentStatusAutoscalingLastScaleFromZero {
-  /** When KEDA turned the ScaledObject Active (within one poll of the first request). */
+  /** When the way back started - KEDA's Active transition on the ScaledObject when it stamps one, else the first replica's creation (within a poll and a reconcile of the first request). */
   activeAt?: string;
   /** When the first replica turned Ready. */
   readyAt?: string;
