@@ -811,8 +811,10 @@ spec:
       expect(r.woke.lastScaleFromZero?.['seconds'], JSON.stringify(r.woke)).toBeGreaterThan(0);
       expect(r.underLoad).toStrictEqual({ replicas: 3, ready: 3 });
       expect(r.after).toStrictEqual({ down: 1, zero: 0, retryAfter: String(30 + Number(r.woke.lastScaleFromZero?.['seconds'])) });
-      expect(r.events.some((e) => e.startsWith('Scaling: Scaling from 0 to 1 replicas')), r.events.join('\n')).toBe(true);
-      expect(r.events.some((e) => /^Scaling: Scaling from [12] to 3 replicas/.test(e)), r.events.join('\n')).toBe(true);
+      // The first step's event (reason Scaling; core prefixes the pipeline step). Later steps' events are emitted
+      // too, but client-go's per-object spam filter (a burst of 25) may drop them on an XR this busy: the scale-up
+      // to 3 is asserted from spec and status above.
+      expect(r.events.some((e) => e.startsWith('Scaling: Pipeline step "schedule-model-deployment": Scaling from 0 to 1 replicas')), r.events.join('\n')).toBe(true);
     },
     30 * MIN,
   );
