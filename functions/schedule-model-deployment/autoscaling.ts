@@ -81,9 +81,11 @@ function sumOver(runtimes: readonly EngineRuntime[], metric: (m: RuntimeMetrics)
   return runtimes.map((r) => `(sum(${metric(RUNTIME_METRICS[r])}{${sel}}) or vector(0))`).join(' + ');
 }
 
-/** One KEDA prometheus trigger. */
-function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue'): JsonObject {
-  return { type: 'prometheus', name, metricType, metadata: { serverAddress: a.prometheusAddress, query, threshold: String(threshold) } };
+/** One KEDA prometheus trigger; `activationThreshold` when the trigger decides KEDA's Active (0 ↔ 1). */
+function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue', activationThreshold?: number): JsonObject {
+  const metadata: JsonObject = { serverAddress: a.prometheusAddress, query, threshold: String(threshold) };
+  if (activationThreshold !== undefined) metadata['activationThreshold'] = String(activationThreshold);
+  return { type: 'prometheus', name, metricType, metadata };
 }
 
 /** The triggers of a deployment's ScaledObject, in a fixed order. */
@@ -117,15 +119,11 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     // this trigger stays active while more than one replica reports and asks for one fewer (never more than there
     // are), so the HPA's one-a-minute scale-down brings it to one before KEDA's cooldown can take the last.
     const running = rts.map((r) => `${RUNTIME_METRICS[r].running}{${sel}}`).join(' or ');
-    const oneAtATime = trigger('one-at-a-time', a, `clamp_min((${reporting(running)} or vector(0)) - 1, 0)`, 1, 'AverageValue');
-    (oneAtATime['metadata'] as JsonObject)['activationThreshold'] = '0';
-    out.push(oneAtATime);
+    out.push(trigger('one-at-a-time', a, `clamp_min((${reporting(running)} or vector(0)) - 1, 0)`, 1, 'AverageValue', 0));
     // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and
     // asks for one replica, never more (clamped to 1): past the first replica the engine metrics decide.
     const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${sel}} < ${DEMAND_WINDOW_SECONDS}`;
-    const demand = trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 'AverageValue');
-    (demand['metadata'] as JsonObject)['activationThreshold'] = '0';
-    out.push(demand);
+    out.push(trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 'AverageValue', 0));
   }
   return out;
 }

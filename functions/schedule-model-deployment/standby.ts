@@ -68,8 +68,8 @@ export function standbyEndpoint(d: DeploymentSpec, validatorURL: string, retryAf
 /**
  * The Retry-After a request at zero is given, seconds: the wake-up
  * ({@link WAKE_SECONDS}: one scrape and one KEDA poll) plus the last measured
- * way back (`lastScaleFromZero.seconds`, KEDA's Active to the first Ready
- * replica), or the wake-up alone before one was measured.
+ * way back (`lastScaleFromZero.seconds`, {@link measureScaleFromZero}), or
+ * the wake-up alone before one was measured.
  */
 export function retryAfterSeconds(lastScaleFromZero: unknown): number {
   const seconds = getPath(lastScaleFromZero, 'seconds');
