@@ -19,9 +19,12 @@ import { childName, providerConfigName } from '../lib/names.js';
 import {
   clusterProviderConfig,
   clusterUsage,
+  HELM_API_VERSION,
+  KUBERNETES_API_VERSION,
   type ProviderConfigCredentials,
   usage,
 } from '../lib/objects.js';
+import { stackProviderConfigName } from '../lib/serving-stack.js';
 import { INFRA_API_VERSION, SYSTEM_NAMESPACE } from './nested-cluster.js';
 
 /** Desired-resource keys. */
@@ -89,6 +92,29 @@ export function backendUsage(kind: string): KubeObject {
     by: { apiVersion: INFRA_API_VERSION, kind: 'ServingStack', resourceSelector: { matchControllerRef: true } },
     replayDeletion: true,
   });
+}
+
+/**
+ * `usage-<cloud>-by-stack-pc-<family>`: the nested cluster XR (whose cloud
+ * cluster writes the kubeconfig Secret) outlives the ServingStack's
+ * ProviderConfig of each provider family, which its own Usages keep until
+ * every Release and Object using it is gone. The Usage by the ServingStack
+ * alone holds only under foreground deletion: deleted in the background
+ * (plain `kubectl delete`, or Crossplane replaying a refused deletion), the
+ * ServingStack goes at once while its Objects still need the Secret to
+ * uninstall (docs/workload-clusters.md#deleting-a-cluster-on-a-workload-api-server).
+ */
+export function stackProviderConfigUsages(ic: string, kind: string, block: string): Record<string, KubeObject> {
+  const out: Record<string, KubeObject> = {};
+  for (const family of ['helm', 'kubernetes'] as const) {
+    out[`usage-${block}-by-stack-pc-${family}`] = usage({
+      namespace: SYSTEM_NAMESPACE,
+      of: { apiVersion: INFRA_API_VERSION, kind, resourceSelector: { matchControllerRef: true } },
+      by: { apiVersion: family === 'helm' ? HELM_API_VERSION : KUBERNETES_API_VERSION, kind: 'ProviderConfig', resourceRef: { name: stackProviderConfigName(servingStackName(ic)) } },
+      replayDeletion: true,
+    });
+  }
+  return out;
 }
 
 /** `usage-replicas`: the InferenceCluster outlives every ModelReplica scheduled to it. */

@@ -39,6 +39,7 @@ import {
 import { readyAsObserved } from '../lib/ready.js';
 import {
   backendUsage,
+  stackProviderConfigUsages,
   clusterProviderConfigFor,
   KEY_CPC,
   KEY_SERVING_STACK,
@@ -131,6 +132,7 @@ export function composeProvisioned(
       if (kept) result.resources[KEY_SERVING_STACK] = kept;
     }
     result.resources[`usage-${cloud.block}-by-backend`] = { resource: backendUsage(cloud.kind), ready: true };
+    for (const [key, resource] of Object.entries(stackProviderConfigUsages(ic.name, cloud.kind, cloud.block))) result.resources[key] = { resource, ready: true };
   }
   if (clusterReady && !observedStack) result.results.push(normal(msgClusterReady(cloud.source)));
 

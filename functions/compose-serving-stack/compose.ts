@@ -38,7 +38,7 @@ import {
 import { keepAndWarn } from '../lib/keep.js';
 import { readyAsObserved, readyOnlyIfServing } from '../lib/ready.js';
 import { keepObserved } from '../lib/function.js';
-import { childName } from '../lib/names.js';
+import { stackProviderConfigName } from '../lib/serving-stack.js';
 import {
   HELM_API_VERSION,
   KUBERNETES_API_VERSION,
@@ -140,7 +140,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   const stack = read.stack;
   const observed = req.observed;
-  const pcName = childName(stack.name, 'cluster');
+  const pcName = stackProviderConfigName(stack.name);
   const pc: ProviderConfigRef = { kind: 'ProviderConfig', name: pcName };
   const creds = stackCredentials(stack);
   const resources: Record<string, DesiredResource> = {

@@ -5,6 +5,18 @@
  * actually installs into instead of guessing them.
  */
 
+import { childName } from './names.js';
+
+/**
+ * The name of a ServingStack's two ProviderConfigs (provider-kubernetes and
+ * provider-helm, both in the stack's namespace): `child_name(<stack>, "cluster")`.
+ * The InferenceCluster names them in the Usages that keep its cloud cluster
+ * until they are gone (docs/workload-clusters.md#deleting-a-cluster-on-a-workload-api-server).
+ */
+export function stackProviderConfigName(stack: string): string {
+  return childName(stack, 'cluster');
+}
+
 /** Envoy Gateway's namespace; it runs the inference Gateway's proxy pods there too. */
 export const ENVOY_GATEWAY_NAMESPACE = 'envoy-gateway-system';
 /** Pod label of Envoy Gateway's proxy pods (the one the stack's Prometheus scrape config keeps). */

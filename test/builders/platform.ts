@@ -194,6 +194,30 @@ export function expectedBackendUsage(kind: string): KubeObject {
   };
 }
 
+/** Name of the test cluster's ServingStack ProviderConfigs (both families). */
+export const SS_PC_NAME = 'test-cluster-serving-stack-fd00b-cluster-c3af9';
+
+/**
+ * The two `usage-<block>-by-stack-pc-<family>` Usages: the nested cluster XR
+ * of `kind` outlives the ServingStack's helm and kubernetes ProviderConfigs.
+ */
+export function expectedStackPcUsages(kind: string, block: string): Record<string, { resource: KubeObject; ready: true }> {
+  const usage = (apiVersion: string): KubeObject => ({
+    apiVersion: 'protection.crossplane.io/v1beta1',
+    kind: 'Usage',
+    metadata: { namespace: 'modelplane-system' },
+    spec: {
+      of: { apiVersion: 'infrastructure.modelplane.ai/v1alpha1', kind, resourceSelector: { matchControllerRef: true } },
+      by: { apiVersion, kind: 'ProviderConfig', resourceRef: { name: SS_PC_NAME } },
+      replayDeletion: true,
+    },
+  });
+  return {
+    [`usage-${block}-by-stack-pc-helm`]: { resource: usage('helm.m.crossplane.io/v1beta1'), ready: true },
+    [`usage-${block}-by-stack-pc-kubernetes`]: { resource: usage('kubernetes.m.crossplane.io/v1alpha1'), ready: true },
+  };
+}
+
 /** Expected "std status" (docs/kinds/inferencecluster.md#status) plus extras. */
 export function stdStatus(pools: JsonObject[], extra: JsonObject = {}): JsonObject {
   return { providerConfigRef: { name: CPC_NAME }, namespace: 'modelplane-system', gpuPools: pools, ...extra };

@@ -165,7 +165,7 @@ describe('modelplane plan --state: plans against the current fleet', { timeout: 
     expect(diff.code).toBe(0);
     const lines = diff.stdout.trimEnd().split('\n');
     // The new cluster's objects, and the fleet view's Release, which now federates it too (docs/autoscaling.md#the-fleet-signal).
-    expect(lines.at(-1)).toBe('95 to create, 1 to change, 0 to delete');
+    expect(lines.at(-1)).toBe('97 to create, 1 to change, 0 to delete');
     expect(lines.slice(0, -1).filter((l) => !l.startsWith('+ '))).toEqual([expect.stringMatching(/^~ helm\.m\.crossplane\.io\/v1beta1 Release modelplane-system\/default-/)]);
     expect(lines.slice(0, -1).filter((l) => l.startsWith('+ ')).every((l) => l.includes('eks-ap-south'))).toBe(true);
 

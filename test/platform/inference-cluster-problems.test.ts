@@ -11,6 +11,7 @@ import {
   classes,
   cond,
   expectedBackendUsage,
+  expectedStackPcUsages,
   expectedCpc,
   expectedStack,
   gpuDevice,
@@ -355,6 +356,7 @@ const cases: Case[] = [
         'cluster-provider-config-kubernetes': { resource: expectedCpc(kubeconfig.name, 'kubeconfig'), ready: true },
         'serving-stack': { resource: expectedStack([kubeconfig]), ready: true },
         'usage-eks-by-backend': { resource: expectedBackendUsage('EKSCluster'), ready: true },
+        ...expectedStackPcUsages('EKSCluster', 'eks'),
       },
       status: stdStatus([l4Pool], { gateway: { address: '10.1.2.3' } }),
       conditions: [
