@@ -29,7 +29,8 @@
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
 import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
-import { type EngineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
+import { METRIC_TARGETS, type MetricTarget, oneAtATimeQuery, targetQuery } from '../lib/fleet-queries.js';
+import { type EngineRuntime, METRIC_LABEL } from '../lib/observability.js';
 import { API_VERSION } from './children.js';
 import { deploymentRuntimes } from './dashboard.js';
 import { DEMAND_TIMESTAMP_SERIES } from './standby.js';
@@ -45,6 +46,9 @@ export const DEFAULT_PROMETHEUS_ADDRESS = 'http://fleet-prometheus.modelplane-sy
 export const DEMAND_WINDOW_SECONDS = 120;
 /** KEDA polls the triggers this often, seconds. */
 export const POLLING_INTERVAL_SECONDS = 15;
+
+/** What drives `spec.replicas` of an autoscaled deployment: the InferenceGateway `default`'s `spec.autoscaling.autoscaler` (hpa.ts). */
+export type Autoscaler = 'KEDA' | 'HPA';
 
 /** `spec.autoscaling`, defaults applied. */
 export interface AutoscalingSpec {
@@ -76,56 +80,61 @@ export function autoscalingProblems(a: AutoscalingSpec): string[] {
   return out;
 }
 
-/** `sum(<metric>{sel})` over every runtime, 0 where a runtime reports nothing. */
-function sumOver(runtimes: readonly EngineRuntime[], metric: (m: RuntimeMetrics) => string, sel: string): string {
-  return runtimes.map((r) => `(sum(${metric(RUNTIME_METRICS[r])}{${sel}}) or vector(0))`).join(' + ');
-}
-
 /** One KEDA prometheus trigger; `activationThreshold` when the trigger decides KEDA's Active (0 ↔ 1). */
-function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, metricType: 'AverageValue', activationThreshold?: number): JsonObject {
+function trigger(name: string, a: AutoscalingSpec, query: string, threshold: number, activationThreshold?: number): JsonObject {
   const metadata: JsonObject = { serverAddress: a.prometheusAddress, query, threshold: String(threshold) };
   if (activationThreshold !== undefined) metadata['activationThreshold'] = String(activationThreshold);
-  return { type: 'prometheus', name, metricType, metadata };
+  return { type: 'prometheus', name, metricType: 'AverageValue', metadata };
 }
 
-/** The triggers of a deployment's ScaledObject, in a fixed order. */
-export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
+/** Trigger name of each metric target. */
+const TRIGGER_NAME: Readonly<Record<MetricTarget, string>> = {
+  inFlightPerReplica: 'in-flight-per-replica',
+  queueDepth: 'queue-depth',
+  kvCacheUtilizationPercent: 'kv-cache-utilization',
+  timeToFirstTokenMilliseconds: 'time-to-first-token-p90',
+};
+
+/** The runtimes a deployment's engines run (vLLM when none is recognisable): what its queries sum over. */
+function runtimesOf(d: DeploymentSpec): EngineRuntime[] {
   const runtimes = deploymentRuntimes(d);
-  const rts: EngineRuntime[] = runtimes.length > 0 ? runtimes : ['vLLM'];
+  return runtimes.length > 0 ? runtimes : ['vLLM'];
+}
+
+/** The triggers of a deployment's ScaledObject, in a fixed order (lib/fleet-queries.ts writes the queries). */
+export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
+  const rts = runtimesOf(d);
   const sel = `${METRIC_LABEL.deployment}="${d.name}"`;
   const out: JsonObject[] = [];
-  const m = a.metrics;
-  if (m.inFlightPerReplica !== undefined) {
-    const q = `${sumOver(rts, (r) => r.running, sel)} + ${sumOver(rts, (r) => r.waiting, sel)}`;
-    out.push(trigger('in-flight-per-replica', a, q, m.inFlightPerReplica, 'AverageValue'));
-  }
-  if (m.queueDepth !== undefined) out.push(trigger('queue-depth', a, sumOver(rts, (r) => r.waiting, sel), m.queueDepth, 'AverageValue'));
-  // The HPA behind a ScaledObject computes a Value metric against the pods its selector finds on the control
-  // plane, and the replicas' pods run elsewhere: a per-replica level is written as an AverageValue of the
-  // level times the replicas reporting it, which asks for ceil(replicas x level / target), what Value would.
-  const reporting = (series: string) => `count(count by (${METRIC_LABEL.replica}) (${series}))`;
-  if (m.kvCacheUtilizationPercent !== undefined) {
-    // Runtimes run on different pods, so `or` is the union of their series.
-    const kv = rts.map((r) => `${RUNTIME_METRICS[r].kvCache}{${sel}}`).join(' or ');
-    out.push(trigger('kv-cache-utilization', a, `100 * avg(${kv}) * ${reporting(kv)}`, m.kvCacheUtilizationPercent, 'AverageValue'));
-  }
-  if (m.timeToFirstTokenMilliseconds !== undefined) {
-    const buckets = rts.map((r) => `rate(${RUNTIME_METRICS[r].ttftBucket}{${sel}}[2m])`).join(' or ');
-    const p90 = `1000 * histogram_quantile(0.9, sum by (le) (${buckets}))`;
-    out.push(trigger('time-to-first-token-p90', a, `${p90} * ${reporting(buckets)}`, m.timeToFirstTokenMilliseconds, 'AverageValue'));
+  // Every trigger is an AverageValue: the HPA behind a ScaledObject divides a Value metric among the pods its
+  // selector finds on the control plane, and the replicas' pods run elsewhere (lib/fleet-queries.ts).
+  for (const target of METRIC_TARGETS) {
+    const value = a.metrics[target];
+    if (value !== undefined) out.push(trigger(TRIGGER_NAME[target], a, targetQuery(target, rts, sel), value));
   }
   if (a.minReplicas === 0) {
     // KEDA takes a deployment whose triggers are all inactive for cooldownPeriod straight to zero, from any count:
     // this trigger stays active while more than one replica reports and asks for one fewer (never more than there
     // are), so the HPA's one-a-minute scale-down brings it to one before KEDA's cooldown can take the last.
-    const running = rts.map((r) => `${RUNTIME_METRICS[r].running}{${sel}}`).join(' or ');
-    out.push(trigger('one-at-a-time', a, `clamp_min((${reporting(running)} or vector(0)) - 1, 0)`, 1, 'AverageValue', 0));
+    out.push(trigger('one-at-a-time', a, oneAtATimeQuery(rts, sel), 1, 0));
     // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and
     // asks for one replica, never more (clamped to 1): past the first replica the engine metrics decide.
     const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${sel}} < ${DEMAND_WINDOW_SECONDS}`;
-    out.push(trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 'AverageValue', 0));
+    out.push(trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 0));
   }
   return out;
+}
+
+/**
+ * How the HPA moves (KEDA's own HPA and ours alike): scale-up without a
+ * window, up to doubling every poll; scale-down after
+ * `scaleDownStabilizationSeconds`, one replica a minute.
+ */
+export function behavior(a: AutoscalingSpec): JsonObject {
+  return {
+    scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: POLLING_INTERVAL_SECONDS }] },
+    scaleDown: { stabilizationWindowSeconds: a.scaleDownStabilizationSeconds, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] },
+  };
 }
 
 /** The KEDA ScaledObject of a deployment with `spec.autoscaling`. */
@@ -140,14 +149,7 @@ export function scaledObject(d: DeploymentSpec, a: AutoscalingSpec): KubeObject 
       maxReplicaCount: a.maxReplicas,
       pollingInterval: POLLING_INTERVAL_SECONDS,
       cooldownPeriod: a.scaleDownStabilizationSeconds,
-      advanced: {
-        horizontalPodAutoscalerConfig: {
-          behavior: {
-            scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: POLLING_INTERVAL_SECONDS }] },
-            scaleDown: { stabilizationWindowSeconds: a.scaleDownStabilizationSeconds, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] },
-          },
-        },
-      },
+      advanced: { horizontalPodAutoscalerConfig: { behavior: behavior(a) } },
       triggers: triggers(d, a),
     },
   };
@@ -173,9 +175,14 @@ export function autoscalingStatus(d: DeploymentSpec, a: AutoscalingSpec, observe
 }
 
 /** A Warning when spec.replicas is outside the bounds (someone scaled by hand): reported, not fought over. */
-export function msgOutsideBounds(replicas: number, a: AutoscalingSpec): string | undefined {
+export function msgOutsideBounds(replicas: number, a: AutoscalingSpec, scaler: Autoscaler = 'KEDA'): string | undefined {
   if (replicas >= a.minReplicas && replicas <= a.maxReplicas) return undefined;
-  return `spec.replicas is ${replicas}, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: the ScaledObject sets it back at its next poll; change spec.autoscaling, or remove it to scale by hand`;
+  if (scaler === 'HPA' && replicas === 0) {
+    // Kubernetes' HPA leaves a target at zero replicas alone (ScalingActive False, ScalingDisabled).
+    return `spec.replicas is 0, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: the HorizontalPodAutoscaler does not scale from zero; kubectl scale it to ${a.minReplicas} or more`;
+  }
+  const who = scaler === 'HPA' ? 'the HorizontalPodAutoscaler sets it back at its next sync' : 'the ScaledObject sets it back at its next poll';
+  return `spec.replicas is ${replicas}, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: ${who}; change spec.autoscaling, or remove it to scale by hand`;
 }
 
 /**
@@ -183,7 +190,8 @@ export function msgOutsideBounds(replicas: number, a: AutoscalingSpec): string |
  * placed at the last reconcile (`status.replicas.total`), e.g. after KEDA
  * wrote the scale subresource; undefined when they agree or nothing was placed yet.
  */
-export function msgScaling(placedBefore: number | undefined, replicas: number, d: DeploymentSpec, a: AutoscalingSpec): string | undefined {
+export function msgScaling(placedBefore: number | undefined, replicas: number, d: DeploymentSpec, a: AutoscalingSpec, scaler: Autoscaler = 'KEDA'): string | undefined {
   if (placedBefore === undefined || placedBefore === replicas) return undefined;
-  return `Scaling from ${placedBefore} to ${replicas} replicas (spec.replicas; autoscaling ${a.minReplicas}..${a.maxReplicas}, ScaledObject ${d.name})`;
+  const by = scaler === 'HPA' ? `HorizontalPodAutoscaler ${d.name}` : `ScaledObject ${d.name}`;
+  return `Scaling from ${placedBefore} to ${replicas} replicas (spec.replicas; autoscaling ${a.minReplicas}..${a.maxReplicas}, ${by})`;
 }
