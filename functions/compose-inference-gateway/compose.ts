@@ -75,7 +75,7 @@ import {
   traefikRelease,
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
-import { federatedClusters, fleetPrometheusRelease } from './fleet-metrics.js';
+import { federatedClusters, fleetPrometheusRelease, prometheusAdapterRelease } from './fleet-metrics.js';
 import {
   certificate,
   certificateSecret,
@@ -106,6 +106,9 @@ export const ERR_NO_TRAEFIK = 'spec.traefik is required when spec.backend is Tra
 export const REQ_CLUSTERS = 'clusters';
 /** FleetMetricsReady's message once the fleet Prometheus is Ready. */
 export const MSG_FLEET_METRICS = 'fleet-prometheus.modelplane-system.svc:9090 serves the fleet view autoscaling reads';
+
+/** FleetMetricsReady's message adds this under the HPA autoscaler, once prometheus-adapter is Ready too. */
+export const MSG_ADAPTER = 'fleet-prometheus-adapter serves its queries as external metrics to the HorizontalPodAutoscalers';
 
 /** Composes an InferenceGateway. */
 export function compose(req: ComposeRequest): ComposeResult {
@@ -171,6 +174,12 @@ export function compose(req: ComposeRequest): ComposeResult {
     if (clusters.state !== 'pending') put('fleet-prometheus', fleetPrometheusRelease(federatedClusters(clusters.state === 'present' ? clusters.items : [])), true);
     else if (seen('fleet-prometheus')) Object.assign(res, keepObserved({ 'fleet-prometheus': observed['fleet-prometheus']! }));
     if ('fleet-prometheus' in res) put('usage-pc-by-fleet-prometheus', pcUsage('fleet-prometheus'), true);
+  }
+  // The HPA autoscaler's external metrics (fleet-metrics.ts): only where the gateway declares it.
+  const hpa = spec.autoscaling?.autoscaler === 'HPA';
+  if (hpa && (pcObserved || seen('prometheus-adapter'))) {
+    put('prometheus-adapter', prometheusAdapterRelease(), isReady(obs('prometheus-adapter')));
+    put('usage-pc-by-prometheus-adapter', pcUsage('prometheus-adapter'), true);
   }
 
   const traefikReady = isReady(obs('traefik'));
@@ -240,8 +249,9 @@ export function compose(req: ComposeRequest): ComposeResult {
   );
   // The fleet view never holds back the gateway's Ready (routing does not need it); its own condition says where it is.
   if ('fleet-prometheus' in res) {
-    const fleetReady = isReady(obs('fleet-prometheus'));
-    result.conditions.push(condition('FleetMetricsReady', fleetReady, fleetReady ? 'Available' : 'Installing', fleetReady ? MSG_FLEET_METRICS : undefined));
+    const fleetReady = isReady(obs('fleet-prometheus')) && (!hpa || isReady(obs('prometheus-adapter')));
+    const message = hpa ? `${MSG_FLEET_METRICS}; ${MSG_ADAPTER}` : MSG_FLEET_METRICS;
+    result.conditions.push(condition('FleetMetricsReady', fleetReady, fleetReady ? 'Available' : 'Installing', fleetReady ? message : undefined));
   }
   return result;
 }

@@ -16,13 +16,24 @@
  * - `traefik`: Traefik's pods' `/metrics` on 9100 (requests, in-flight and
  *   latency per route).
  *
+ * With `spec.autoscaling.autoscaler: HPA` (docs/autoscaling.md#keda-or-hpa), also
+ * prometheus-adapter (`fleet-prometheus-adapter`), serving the external
+ * metrics the deployments' HorizontalPodAutoscalers read: one external rule
+ * per metric target, the same query KEDA's trigger runs
+ * (lib/fleet-queries.ts) over every runtime, with the HPA's metric selector
+ * (`deployment: <name>`) as its label matchers, not namespaced (the engine
+ * series carry no namespace label).
+ *
  * Guarantees: deterministic (clusters by name; a cluster without a gateway
- * address is left out until it has one); the chart version is pinned
- * ({@link FLEET_PROMETHEUS_CHART_VERSION}, the serving stacks' default);
- * nothing else of the chart runs (no Alertmanager, Grafana, exporters or
- * default rules and monitors).
+ * address is left out until it has one); the chart versions are pinned
+ * ({@link FLEET_PROMETHEUS_CHART_VERSION}, the serving stacks' default, and
+ * {@link PROMETHEUS_ADAPTER_CHART_VERSION}); nothing else of the charts runs
+ * (no Alertmanager, Grafana, exporters or default rules and monitors; none of
+ * the adapter's default custom or resource metrics rules).
  */
+import { EXTERNAL_METRIC, METRIC_TARGETS, targetQuery, targetSeries } from '../lib/fleet-queries.js';
 import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
+import type { EngineRuntime } from '../lib/observability.js';
 import { helmRelease } from '../lib/objects.js';
 import { VALIDATOR } from '../lib/key-validator.js';
 import { FEDERATE_PATH } from '../lib/serving-stack.js';
@@ -30,6 +41,13 @@ import { IN_CLUSTER_PC, RELEASE_LABEL, SYSTEM_NAMESPACE } from './resources.js';
 
 /** kube-prometheus-stack chart version of the fleet view (the ServingStack's default). */
 export const FLEET_PROMETHEUS_CHART_VERSION = '72.6.2';
+/** prometheus-adapter chart version (the adapter serving the HPA autoscaler's external metrics). */
+export const PROMETHEUS_ADAPTER_CHART_VERSION = '4.13.0';
+/** The fleet view's in-cluster Service: what KEDA's triggers and prometheus-adapter query. */
+export const FLEET_PROMETHEUS_SERVICE = { url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 } as const;
+/** Every runtime an adapter rule sums over: one rule serves every deployment. */
+const ALL_RUNTIMES: readonly EngineRuntime[] = ['SGLang', 'vLLM'];
+
 /** The series the fleet view federates: the engines'. */
 export const FEDERATE_MATCH = '{__name__=~"vllm:.+|sglang:.+"}';
 
@@ -108,6 +126,36 @@ export function fleetPrometheusRelease(clusters: readonly FederatedCluster[]): K
           additionalScrapeConfigs: fleetScrapeConfigs(clusters),
         },
       },
+    },
+  });
+}
+
+/**
+ * prometheus-adapter's external rules: one per metric target, named as the
+ * HPAs ask for it ({@link EXTERNAL_METRIC}), discovering the engine series the
+ * query reads, the HPA's selector as `<<.LabelMatchers>>`.
+ */
+export function adapterExternalRules(): JsonObject[] {
+  return METRIC_TARGETS.map((target) => ({
+    seriesQuery: `{__name__=~"${targetSeries(target, ALL_RUNTIMES).join('|')}",deployment!=""}`,
+    resources: { namespaced: false },
+    name: { as: EXTERNAL_METRIC[target] },
+    metricsQuery: targetQuery(target, ALL_RUNTIMES, '<<.LabelMatchers>>'),
+  }));
+}
+
+/** The `prometheus-adapter` Release: prometheus-adapter on the fleet view, only its external rules. */
+export function prometheusAdapterRelease(): KubeObject {
+  return helmRelease({
+    namespace: SYSTEM_NAMESPACE,
+    labels: { [RELEASE_LABEL]: 'prometheus-adapter' },
+    chart: { name: 'prometheus-adapter', repository: 'https://prometheus-community.github.io/helm-charts', version: PROMETHEUS_ADAPTER_CHART_VERSION },
+    targetNamespace: SYSTEM_NAMESPACE,
+    providerConfigRef: { kind: 'ProviderConfig', name: IN_CLUSTER_PC },
+    values: {
+      fullnameOverride: 'fleet-prometheus-adapter',
+      prometheus: { url: FLEET_PROMETHEUS_SERVICE.url, port: FLEET_PROMETHEUS_SERVICE.port },
+      rules: { default: false, external: adapterExternalRules() },
     },
   });
 }

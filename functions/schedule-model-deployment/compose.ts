@@ -88,7 +88,7 @@
  */
 import { msgUntracked, untrackedReplicas } from './orphans.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
-import { withStandby } from './standby.js';
+import { autoscalerOf, GATEWAY_SELECTOR, REQ_GATEWAY, withStandby } from './standby.js';
 import {
   type ComposeRequest,
   type ComposeResult,
@@ -107,6 +107,7 @@ import {
 } from '../lib/function.js';
 import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
 import { AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, msgScaling, scaledObject } from './autoscaling.js';
+import { effectiveSpec, HPA_KEY, horizontalPodAutoscaler, hpaStatus, hpaWarnings } from './hpa.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
@@ -428,21 +429,43 @@ function withDashboard(result: ComposeResult, d: DeploymentSpec): void {
 }
 
 /**
- * With `spec.autoscaling`: the KEDA ScaledObject (autoscaling.ts), marked
- * ready (the replicas' readiness is the deployment's, not KEDA's),
- * `status.autoscaling`, a Warning when spec.replicas is outside the bounds,
- * and a Normal `Scaling` event while spec.replicas differs from what the last
- * reconcile placed (a scale step, KEDA's or anyone's).
+ * With `spec.autoscaling`: the autoscaler the InferenceGateway `default`
+ * declares (`spec.autoscaling.autoscaler`): KEDA's ScaledObject
+ * (autoscaling.ts), or where KEDA is absent a HorizontalPodAutoscaler
+ * (hpa.ts); marked ready (the replicas' readiness is the deployment's, not
+ * the autoscaler's), `status.autoscaling`, a Warning when spec.replicas is
+ * outside the bounds, and a Normal `Scaling` event while spec.replicas
+ * differs from what the last reconcile placed (a scale step, the
+ * autoscaler's or anyone's). While the gateway is not fetched yet the
+ * autoscaler runs on as observed (none is composed before).
  */
 function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec): void {
-  const a = d.autoscaling;
-  if (a === undefined) return;
-  result.resources[AUTOSCALER_KEY] = markReady(scaledObject(d, a), true);
-  result.status = { ...result.status, selector: `${DEPLOYMENT_LABEL}=${d.name}`, autoscaling: autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource) };
-  const outside = msgOutsideBounds(d.replicas, a);
+  const declared = d.autoscaling;
+  if (declared === undefined) return;
+  result.requirements[REQ_GATEWAY] = GATEWAY_SELECTOR;
+  result.status = { ...result.status, selector: `${DEPLOYMENT_LABEL}=${d.name}` };
+  const gateway = readRequired(req, REQ_GATEWAY);
+  if (gateway.state === 'pending') {
+    for (const key of [AUTOSCALER_KEY, HPA_KEY]) {
+      const seen = req.observed[key];
+      if (seen !== undefined) result.resources[key] = { ...keepObserved({ [key]: seen })[key]!, ready: true };
+    }
+    return;
+  }
+  const scaler = autoscalerOf(gateway.state === 'present' ? gateway.items[0] : undefined);
+  const a = effectiveSpec(declared, scaler);
+  if (scaler === 'HPA') {
+    result.resources[HPA_KEY] = markReady(horizontalPodAutoscaler(d, a), true);
+    result.status['autoscaling'] = hpaStatus(d, a, req.observed[HPA_KEY]?.resource);
+    for (const message of hpaWarnings(d, declared)) result.results.push(warning(message));
+  } else {
+    result.resources[AUTOSCALER_KEY] = markReady(scaledObject(d, a), true);
+    result.status['autoscaling'] = autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource);
+  }
+  const outside = msgOutsideBounds(d.replicas, a, scaler);
   if (outside !== undefined) result.results.push(warning(outside));
   const before = ((req.composite['status'] as JsonObject | undefined)?.['replicas'] as JsonObject | undefined)?.['total'];
-  const scaling = msgScaling(typeof before === 'number' ? before : undefined, d.replicas, d, a);
+  const scaling = msgScaling(typeof before === 'number' ? before : undefined, d.replicas, d, a, scaler);
   if (scaling !== undefined) result.results.push(normal(scaling, 'Scaling'));
 }
 

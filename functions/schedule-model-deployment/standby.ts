@@ -31,13 +31,16 @@ import { type ComposeRequest, type ComposeResult, type DesiredResource, getPath,
 import { DEFAULT_VALIDATOR_URL, scaleFromZeroPath, WAKE_SECONDS } from '../lib/key-validator.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
 import type { DeploymentSpec } from './deployment.js';
+import type { Autoscaler } from './autoscaling.js';
 
 /** Desired-resource key of the standby endpoint. */
 export const STANDBY_KEY = 'standby-endpoint';
 /** Label of a standby endpoint (ModelService says a route to it is scaled to zero). */
 export const STANDBY_LABEL = 'modelplane.ai/standby';
-/** Requirement: the InferenceGateway `default` (its `spec.auth.validatorURL`). */
+/** Requirement: the InferenceGateway `default` (its `spec.auth.validatorURL` and `spec.autoscaling.autoscaler`). */
 export const REQ_GATEWAY = 'inference-gateway';
+/** The selector of {@link REQ_GATEWAY}. */
+export const GATEWAY_SELECTOR = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', matchName: 'default' } as const;
 /**
  * The validator's gauge: when a request last arrived at zero replicas, in
  * seconds since the epoch, labelled `namespace` and `deployment`.
@@ -112,6 +115,11 @@ export function measureScaleFromZero(req: ComposeRequest): JsonObject | undefine
   return { activeAt: iso(active), readyAt: iso(ready), seconds: Math.round((ready - active) / 1000) };
 }
 
+/** The autoscaler the gateway declares (hpa.ts): `HPA` only when it says so; KEDA without a gateway or without the field. */
+export function autoscalerOf(gateway: KubeObject | undefined): Autoscaler {
+  return getPath(gateway, 'spec', 'autoscaling', 'autoscaler') === 'HPA' ? 'HPA' : 'KEDA';
+}
+
 /** The validator's base URL from the InferenceGateway `default`: `spec.auth.validatorURL`, else the composed validator. */
 export function validatorURLOf(gateway: KubeObject | undefined): string {
   const url = getPath(gateway, 'spec', 'auth', 'validatorURL');
@@ -125,7 +133,7 @@ export function validatorURLOf(gateway: KubeObject | undefined): string {
  */
 export function withStandby(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec, readyReplicas: number): void {
   if (d.autoscaling?.minReplicas !== 0) return;
-  result.requirements[REQ_GATEWAY] = { apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', matchName: 'default' };
+  result.requirements[REQ_GATEWAY] = { ...GATEWAY_SELECTOR };
   const observed = req.observed[STANDBY_KEY];
   const measured = readyReplicas > 0 && observed !== undefined ? measureScaleFromZero(req) : getPath(req.composite, 'status', 'autoscaling', 'lastScaleFromZero');
   const autoscaling = getPath(result.status, 'autoscaling');
@@ -136,7 +144,10 @@ export function withStandby(req: ComposeRequest, result: ComposeResult, d: Deplo
     if (observed !== undefined) Object.assign(result.resources, keepObserved({ [STANDBY_KEY]: observed }));
     return;
   }
-  const validatorURL = validatorURLOf(gateway.state === 'present' ? gateway.items[0] : undefined);
+  const declared = gateway.state === 'present' ? gateway.items[0] : undefined;
+  // The HPA autoscaler never scales to zero (hpa.ts): nothing to stand in for.
+  if (autoscalerOf(declared) === 'HPA') return;
+  const validatorURL = validatorURLOf(declared);
   const endpoint: DesiredResource = { resource: standbyEndpoint(d, validatorURL, retryAfterSeconds(measured)) };
   if (isReady(observed?.resource)) endpoint.ready = true;
   result.resources[STANDBY_KEY] = endpoint;

@@ -14,6 +14,7 @@ import { assess, SKIP_REASON } from './harness.js';
 const EXPECTED: Record<string, [string, string, string]> = {
   'aks-cluster-first-pass': ['AKSCluster', 'Progressing', "Unready resources: cluster, nodepool-gpuh100, resource-group, and 2 more"],
   'aks-cluster-ready': ['AKSCluster', 'Healthy', "Ready"],
+  'autoscaling-hpa': ['ModelDeployment', 'Progressing', "ReplicasScheduled is False: Scheduling"],
   'demo-deployment': ['ModelDeployment', 'Progressing', "ReplicasScheduled is False: Scheduling"],
   'demo-deployment-cluster-lost': ['ModelDeployment', 'Progressing', "1 of 2 ready"],
   'demo-deployment-cluster-unavailable': ['ModelDeployment', 'Progressing', "2 of 2 replicas placed on clusters that serve; 1 on Unavailable or drained clusters go as their replacements become Ready"],

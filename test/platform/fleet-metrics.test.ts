@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../functions/compose-inference-gateway/compose.js';
 import { FEDERATE_MATCH, federatedClusters } from '../../functions/compose-inference-gateway/fleet-metrics.js';
+import { expectValidAgainstCrd } from '../helpers/crd.js';
 import { federateRouteObject } from '../../functions/compose-serving-stack/objects.js';
 import type { JsonObject, KubeObject } from '../../functions/lib/function.js';
 import { cond, observed, request } from '../builders/platform.js';
@@ -98,5 +99,65 @@ describe('the fleet view', () => {
     const want = gatewayObjects()['federate-route'];
     expect(((o['spec'] as JsonObject)['forProvider'] as JsonObject)['manifest']).toEqual(((want['spec'] as JsonObject)['forProvider'] as JsonObject)['manifest']);
     expect(JSON.stringify(o)).toContain('"replaceFullPath":"/federate"');
+  });
+
+  describe('with the HPA autoscaler', () => {
+    const hpaXr: KubeObject = { ...xr, spec: { ...(xr['spec'] as JsonObject), autoscaling: { autoscaler: 'HPA' } } };
+
+    it('composes prometheus-adapter on the fleet view: only its external rules, one per target, the queries KEDA runs over every runtime', () => {
+      const got = compose(request(hpaXr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } }));
+      const adapter = got.resources['prometheus-adapter']!;
+      expectValidAgainstCrd(adapter.resource);
+      expect(adapter.ready).toBeUndefined(); // ready only as observed
+      expect(got.resources['usage-pc-by-prometheus-adapter']?.resource['spec']).toMatchObject({ by: { kind: 'Release' }, of: { kind: 'ProviderConfig' } });
+      expect(adapter.resource['spec']).toMatchObject({
+        forProvider: { chart: { name: 'prometheus-adapter', repository: 'https://prometheus-community.github.io/helm-charts', version: '4.13.0' }, namespace: NS },
+      });
+      const v = values(adapter.resource);
+      expect(v['fullnameOverride']).toBe('fleet-prometheus-adapter');
+      expect(v['prometheus']).toEqual({ url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 });
+      const rule = (series: string, as: string, metricsQuery: string) => ({ seriesQuery: `{__name__=~"${series}",deployment!=""}`, resources: { namespaced: false }, name: { as }, metricsQuery });
+      const m = '<<.LabelMatchers>>';
+      expect(v['rules']).toEqual({
+        default: false,
+        external: [
+          rule(
+            'sglang:num_running_reqs|sglang:num_queue_reqs|vllm:num_requests_running|vllm:num_requests_waiting',
+            'modelplane_in_flight',
+            `(sum(sglang:num_running_reqs{${m}}) or vector(0)) + (sum(vllm:num_requests_running{${m}}) or vector(0)) + (sum(sglang:num_queue_reqs{${m}}) or vector(0)) + (sum(vllm:num_requests_waiting{${m}}) or vector(0))`,
+          ),
+          rule('sglang:num_queue_reqs|vllm:num_requests_waiting', 'modelplane_queue_depth', `(sum(sglang:num_queue_reqs{${m}}) or vector(0)) + (sum(vllm:num_requests_waiting{${m}}) or vector(0))`),
+          rule(
+            'sglang:token_usage|vllm:kv_cache_usage_perc',
+            'modelplane_kv_cache_utilization_percent',
+            `100 * avg(sglang:token_usage{${m}} or vllm:kv_cache_usage_perc{${m}}) * count(count by (replica) (sglang:token_usage{${m}} or vllm:kv_cache_usage_perc{${m}}))`,
+          ),
+          rule(
+            'sglang:time_to_first_token_seconds_bucket|vllm:time_to_first_token_seconds_bucket',
+            'modelplane_time_to_first_token_p90_milliseconds',
+            `1000 * histogram_quantile(0.9, sum by (le) (rate(sglang:time_to_first_token_seconds_bucket{${m}}[2m]) or rate(vllm:time_to_first_token_seconds_bucket{${m}}[2m]))) * count(count by (replica) (rate(sglang:time_to_first_token_seconds_bucket{${m}}[2m]) or rate(vllm:time_to_first_token_seconds_bucket{${m}}[2m])))`,
+          ),
+        ],
+      });
+    });
+
+    it('FleetMetricsReady waits for the adapter too; KEDA (the default) composes no adapter', () => {
+      const first = compose(request(hpaXr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } }));
+      const prom = observed(first.resources['fleet-prometheus']!.resource, {}, [cond('Ready')]);
+      const promOnly = compose(request(hpaXr, { observed: { 'provider-config-helm': observed(pc), 'fleet-prometheus': prom }, required: { clusters: [] } }));
+      expect(promOnly.conditions.find((c) => c.type === 'FleetMetricsReady')).toEqual({ type: 'FleetMetricsReady', status: 'False', reason: 'Installing' });
+      const both = compose(
+        request(hpaXr, {
+          observed: { 'provider-config-helm': observed(pc), 'fleet-prometheus': prom, 'prometheus-adapter': observed(first.resources['prometheus-adapter']!.resource, {}, [cond('Ready')]) },
+          required: { clusters: [] },
+        }),
+      );
+      expect(both.conditions.find((c) => c.type === 'FleetMetricsReady')?.message).toBe(
+        'fleet-prometheus.modelplane-system.svc:9090 serves the fleet view autoscaling reads; fleet-prometheus-adapter serves its queries as external metrics to the HorizontalPodAutoscalers',
+      );
+      const keda = compose(request({ ...xr, spec: { ...(xr['spec'] as JsonObject), autoscaling: { autoscaler: 'KEDA' } } }, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } }));
+      expect(keda.resources['prometheus-adapter']).toBeUndefined();
+      expect(compose(request(xr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } })).resources['prometheus-adapter']).toBeUndefined();
+    });
   });
 });

@@ -16,7 +16,7 @@ function autoscaled(autoscaling: JsonObject, replicas = 1): KubeObject {
   return xr;
 }
 
-const fleet = { clusters: [cluster('c1', { pools: [pool('default', { nodes: 4, devices: [device('gpu', { count: 8 })] })] })], 'all-replicas': [] };
+const fleet = { clusters: [cluster('c1', { pools: [pool('default', { nodes: 4, devices: [device('gpu', { count: 8 })] })] })], 'all-replicas': [], 'inference-gateway': [] };
 const SERVER = 'http://fleet-prometheus.modelplane-system.svc:9090';
 const SEL = 'deployment="my-model"';
 

@@ -86,12 +86,14 @@ describe('standby endpoint', () => {
     });
   });
 
-  it('minReplicas 1 (or no autoscaling): no standby and no gateway requirement', () => {
-    for (const xr of [autoscaled(1, 1), deployment({ replicas: 1 })]) {
-      const got = compose(request(xr, { required: { clusters, 'all-replicas': [] } }));
-      expect(got.resources['standby-endpoint']).toBeUndefined();
-      expect(got.requirements['inference-gateway']).toBeUndefined();
-    }
+  it('minReplicas 1: no standby (the gateway is asked for its autoscaler only); no autoscaling: neither', () => {
+    const required = { clusters, 'all-replicas': [] as KubeObject[], 'inference-gateway': [] as KubeObject[] };
+    const min1 = compose(request(autoscaled(1, 1), { required }));
+    expect(min1.resources['standby-endpoint']).toBeUndefined();
+    expect(min1.requirements['inference-gateway']).toEqual({ apiVersion: 'modelplane.ai/v1alpha1', kind: 'InferenceGateway', matchName: 'default' });
+    const plain = compose(request(deployment({ replicas: 1 }), { required }));
+    expect(plain.resources['standby-endpoint']).toBeUndefined();
+    expect(plain.requirements['inference-gateway']).toBeUndefined();
   });
 
   it('measures the way back from zero when the standby gives way: KEDA Active → first replica Ready, then carries it', () => {

@@ -14,6 +14,20 @@ const ObjectMetaSchema = z.looseObject({
   annotations: z.record(z.string(), z.string()).optional(),
 });
 
+/** What drives spec.replicas of every ModelDeployment with spec.autoscaling (docs/autoscaling.md#keda-or-hpa). */
+export interface InferenceGatewayAutoscaling {
+  /**
+   * KEDA (the default): each autoscaled deployment composes a KEDA ScaledObject; install KEDA on the control plane; scale to zero works. HPA, where KEDA is absent: each composes an autoscaling/v2 HorizontalPodAutoscaler on external metrics, and this gateway composes prometheus-adapter to serve them from the fleet view; no scale to zero (minReplicas 0 is held at 1).
+   * @default "KEDA"
+   */
+  autoscaler: 'KEDA' | 'HPA';
+}
+
+/** zod schema of {@link InferenceGatewayAutoscaling}. */
+export const InferenceGatewayAutoscalingSchema = z.strictObject({
+  autoscaler: z.enum(['KEDA', 'HPA']).default('KEDA'),
+});
+
 /**
  * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
  * Constraints: minProperties 1.
@@ -274,6 +288,8 @@ export const InferenceGatewayCrossplaneSchema = z.strictObject({
 export interface InferenceGatewaySpec {
   /** The gateway implementation. */
   backend: 'Traefik';
+  /** What drives spec.replicas of every ModelDeployment with spec.autoscaling (docs/autoscaling.md#keda-or-hpa). */
+  autoscaling?: InferenceGatewayAutoscaling;
   /**
    * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
    * Constraints: minProperties 1.
@@ -308,6 +324,7 @@ export interface InferenceGatewaySpec {
 /** zod schema of {@link InferenceGatewaySpec}. */
 export const InferenceGatewaySpecSchema = z.strictObject({
   backend: z.enum(['Traefik']),
+  autoscaling: InferenceGatewayAutoscalingSchema.optional(),
   rateLimit: InferenceGatewayRateLimitSchema.optional(),
   auth: InferenceGatewayAuthSchema.optional(),
   hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),

@@ -50,12 +50,12 @@ export const ModelDeploymentAutoscalingMetricsSchema = z.strictObject({
 });
 
 /**
- * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource, so KEDA is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
+ * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource (or, where the InferenceGateway default says spec.autoscaling.autoscaler HPA, a HorizontalPodAutoscaler that cannot scale to zero), so the autoscaler is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
  * Rule: `!has(self.minReplicas) || self.minReplicas <= self.maxReplicas` (autoscaling.minReplicas must not exceed autoscaling.maxReplicas)
  */
 export interface ModelDeploymentAutoscaling {
   /**
-   * The fewest replicas. 0 scales to zero when there is no demand; the first request scales back to one. Default 1.
+   * The fewest replicas. 0 scales to zero when there is no demand; the first request scales back to one (KEDA only: under the HPA autoscaler 0 is held at 1). Default 1.
    * Constraints: minimum 0, maximum 100.
    * @default 1
    */
@@ -77,7 +77,7 @@ export interface ModelDeploymentAutoscaling {
    */
   scaleDownStabilizationSeconds: number;
   /**
-   * The fleet view KEDA queries (Prometheus HTTP API). Default the control plane's fleet Prometheus, `http://fleet-prometheus.modelplane-system.svc:9090`.
+   * The fleet view KEDA queries (Prometheus HTTP API; the HPA autoscaler reads the fleet view only). Default the control plane's fleet Prometheus, `http://fleet-prometheus.modelplane-system.svc:9090`.
    * Constraints: maxLength 253, pattern ^https?://[^\s]+$.
    */
   prometheusAddress?: string;
@@ -629,7 +629,7 @@ export interface ModelDeploymentSpec {
    */
   replicas: number;
   /**
-   * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource, so KEDA is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
+   * Replicas that follow load (docs/autoscaling.md). The deployment composes a KEDA ScaledObject that targets its own scale subresource (or, where the InferenceGateway default says spec.autoscaling.autoscaler HPA, a HorizontalPodAutoscaler that cannot scale to zero), so the autoscaler is the one writer of spec.replicas between minReplicas and maxReplicas, and the fleet scheduler places whatever it asks (tiers, failover and quotas apply). Scale-up never waits; scale-down waits for scaleDownStabilizationSeconds of lower demand.
    * Rule: `!has(self.minReplicas) || self.minReplicas <= self.maxReplicas` (autoscaling.minReplicas must not exceed autoscaling.maxReplicas)
    */
   autoscaling?: ModelDeploymentAutoscaling;
@@ -697,9 +697,11 @@ export interface ModelDeploymentStatusAutoscaling {
   maxReplicas?: number;
   /** The KEDA ScaledObject composed for this deployment (same namespace). */
   scaledObject?: string;
+  /** The HorizontalPodAutoscaler composed instead, under the HPA autoscaler (same namespace). */
+  horizontalPodAutoscaler?: string;
   /** KEDA's Active condition on the ScaledObject (demand above the activation threshold), when observed. */
   active?: boolean;
-  /** `<min>..<max>` with KEDA's state (`0..4 ScaledToZero`, `1..4 Active`). */
+  /** `<min>..<max>` with the autoscaler's state: KEDA's (`0..4 ScaledToZero`, `1..4 Active`, `Idle`, `NotReady`, `WaitingForKEDA`) or the HPA's (`1..4 Ready`, `NotReady`, `WaitingForHPA`). */
   summary?: string;
   /** The last way back from zero replicas, measured from observed timestamps. */
   lastScaleFromZero?: ModelDeploymentStatusAutoscalingLastScaleFromZero;
@@ -710,6 +712,7 @@ export const ModelDeploymentStatusAutoscalingSchema = z.strictObject({
   minReplicas: z.number().int().optional(),
   maxReplicas: z.number().int().optional(),
   scaledObject: z.string().optional(),
+  horizontalPodAutoscaler: z.string().optional(),
   active: z.boolean().optional(),
   summary: z.string().optional(),
   lastScaleFromZero: ModelDeploymentStatusAutoscalingLastScaleFromZeroSchema.optional(),
