@@ -35,11 +35,17 @@ export async function checkRoomAtMax(report: PlanReport, paths: string[], opts: 
   }
 }
 
-/** The text line of an autoscaled deployment: bounds, KEDA's state, room at the maximum. */
+/** What happens to a spec.replicas outside the bounds, by autoscaler. */
+function setBack(a: NonNullable<PlanReport['deployments'][number]['autoscaling']>, replicas: number): string {
+  if (a.autoscaler !== 'HPA') return 'KEDA sets it back';
+  return replicas === 0 ? 'the HorizontalPodAutoscaler does not scale from zero: scale it by hand' : 'the HorizontalPodAutoscaler sets it back';
+}
+
+/** The text line of an autoscaled deployment: bounds, its autoscaler's state, room at the maximum. */
 export function autoscalingLine(d: PlanReport['deployments'][number]): string | undefined {
   const a = d.autoscaling;
   if (a === undefined) return undefined;
   const room = a.placedAtMax === null ? '' : `; at maxReplicas the fleet places ${a.placedAtMax}/${a.maxReplicas}`;
-  const outside = d.desiredReplicas < a.minReplicas || d.desiredReplicas > a.maxReplicas ? `; spec.replicas ${d.desiredReplicas} is outside the bounds (KEDA sets it back)` : '';
+  const outside = d.desiredReplicas < a.minReplicas || d.desiredReplicas > a.maxReplicas ? `; spec.replicas ${d.desiredReplicas} is outside the bounds (${setBack(a, d.desiredReplicas)})` : '';
   return `autoscaling ${a.summary ?? `${a.minReplicas}..${a.maxReplicas}`}${room}${outside}`;
 }

@@ -101,12 +101,15 @@ export interface DeploymentReport {
   autoscaling?: AutoscalingReport;
 }
 
-/** An autoscaled deployment's bounds, KEDA's state and whether the fleet has room for the maximum. */
+/** An autoscaled deployment's bounds, its autoscaler's state and whether the fleet has room for the maximum. */
 export interface AutoscalingReport {
+  /** The autoscaler's minimum: status.autoscaling's (the HPA holds 0 at 1), else spec.autoscaling's. */
   minReplicas: number;
   maxReplicas: number;
   /** status.autoscaling.summary (`0..4 WaitingForKEDA`), null before the function wrote it. */
   summary: string | null;
+  /** What the function composed: `KEDA` (a ScaledObject) or `HPA`; null before it wrote status.autoscaling. */
+  autoscaler: 'KEDA' | 'HPA' | null;
   /** Replicas placed with every autoscaled deployment at its maxReplicas at once; null until asked. */
   placedAtMax: number | null;
 }
@@ -204,11 +207,15 @@ function conditions(o: KubeObject, types?: string[]): ConditionReport[] {
 function autoscalingReport(d: KubeObject): { autoscaling?: AutoscalingReport } {
   const a = obj(obj(d['spec'])['autoscaling']);
   if (typeof a['maxReplicas'] !== 'number') return {};
+  const st = obj(obj(d['status'])['autoscaling']);
+  const min = typeof st['minReplicas'] === 'number' ? st['minReplicas'] : a['minReplicas'];
+  const autoscaler = 'horizontalPodAutoscaler' in st ? 'HPA' : 'scaledObject' in st ? 'KEDA' : null;
   return {
     autoscaling: {
-      minReplicas: typeof a['minReplicas'] === 'number' ? a['minReplicas'] : 1,
+      minReplicas: typeof min === 'number' ? min : 1,
       maxReplicas: a['maxReplicas'],
-      summary: str(obj(obj(d['status'])['autoscaling'])['summary']),
+      summary: str(st['summary']),
+      autoscaler,
       placedAtMax: null,
     },
   };
@@ -480,7 +487,9 @@ const CONDITION_KINDS = new Set(['InferenceCluster', 'InferenceGateway', 'ModelS
 /**
  * Everything that keeps a plan from a clean exit 0, one line each, in this
  * order: not converged; each input left out (`invalid: file:line kind/name:
- * error`); each reconcile error; each ModelDeployment with fewer replicas
+ * error`); each reconcile error; each ModelDeployment held from moving
+ * (Progressing False) or at zero with nothing to wake it (ReplicasReady
+ * False, ScaledToZero); each ModelDeployment with fewer replicas
  * scheduled than desired (unless `allowPartial`), with its ReplicasScheduled
  * message; each False condition on a cluster, gateway, service or endpoint
  * (`InferenceCluster eks-us-east: ClusterReady ClassNotFound: …`); and each
@@ -498,6 +507,9 @@ export function planProblems(result: PlanResult, deployments: readonly Deploymen
     // Replicas that must move and fit nowhere (a loss, a rollout) stay where they are: a problem whatever is placed.
     const held = d.conditions.find((x) => x.type === 'Progressing' && x.status === 'False');
     if (held) out.push(`ModelDeployment ${d.namespace}/${d.name}: Progressing ${held.reason}: ${held.message}`);
+    // At zero with nothing to wake it (the HPA autoscaler never scales from zero): no plan settles that.
+    const stuck = d.conditions.find((x) => x.type === 'ReplicasReady' && x.status === 'False' && x.reason === 'ScaledToZero');
+    if (stuck) out.push(`ModelDeployment ${d.namespace}/${d.name}: ReplicasReady ScaledToZero: ${stuck.message}`);
   }
   if (!opts.allowPartial) {
     for (const d of deployments) {

@@ -175,10 +175,11 @@ export function compose(req: ComposeRequest): ComposeResult {
     else if (seen('fleet-prometheus')) Object.assign(res, keepObserved({ 'fleet-prometheus': observed['fleet-prometheus']! }));
     if ('fleet-prometheus' in res) put('usage-pc-by-fleet-prometheus', pcUsage('fleet-prometheus'), true);
   }
-  // The HPA autoscaler's external metrics (fleet-metrics.ts): only where the gateway declares it.
+  // The HPA autoscaler's external metrics (fleet-metrics.ts): only where the gateway declares it; always ready, as the
+  // fleet view is (FleetMetricsReady says where it is).
   const hpa = spec.autoscaling?.autoscaler === 'HPA';
   if (hpa && (pcObserved || seen('prometheus-adapter'))) {
-    put('prometheus-adapter', prometheusAdapterRelease(), isReady(obs('prometheus-adapter')));
+    put('prometheus-adapter', prometheusAdapterRelease(), true);
     put('usage-pc-by-prometheus-adapter', pcUsage('prometheus-adapter'), true);
   }
 

@@ -42,7 +42,7 @@ import { IN_CLUSTER_PC, RELEASE_LABEL, SYSTEM_NAMESPACE } from './resources.js';
 /** kube-prometheus-stack chart version of the fleet view (the ServingStack's default). */
 export const FLEET_PROMETHEUS_CHART_VERSION = '72.6.2';
 /** prometheus-adapter chart version (the adapter serving the HPA autoscaler's external metrics). */
-export const PROMETHEUS_ADAPTER_CHART_VERSION = '4.13.0';
+export const PROMETHEUS_ADAPTER_CHART_VERSION = '5.2.0';
 /** The fleet view's in-cluster Service: what KEDA's triggers and prometheus-adapter query. */
 export const FLEET_PROMETHEUS_SERVICE = { url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 } as const;
 /** Every runtime an adapter rule sums over: one rule serves every deployment. */
@@ -133,14 +133,16 @@ export function fleetPrometheusRelease(clusters: readonly FederatedCluster[]): K
 /**
  * prometheus-adapter's external rules: one per metric target, named as the
  * HPAs ask for it ({@link EXTERNAL_METRIC}), discovering the engine series the
- * query reads, the HPA's selector as `<<.LabelMatchers>>`.
+ * query reads, the HPA's selector as `<<.LabelMatchers>>`. An empty answer
+ * is 0 (`or vector(0)`), as KEDA reads one (`ignoreNullValues`): Kubernetes'
+ * HPA never scales down while one of its metrics has no value.
  */
 export function adapterExternalRules(): JsonObject[] {
   return METRIC_TARGETS.map((target) => ({
     seriesQuery: `{__name__=~"${targetSeries(target, ALL_RUNTIMES).join('|')}",deployment!=""}`,
     resources: { namespaced: false },
     name: { as: EXTERNAL_METRIC[target] },
-    metricsQuery: targetQuery(target, ALL_RUNTIMES, '<<.LabelMatchers>>'),
+    metricsQuery: `(${targetQuery(target, ALL_RUNTIMES, '<<.LabelMatchers>>')}) or vector(0)`,
   }));
 }
 

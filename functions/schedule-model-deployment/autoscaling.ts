@@ -174,13 +174,12 @@ export function autoscalingStatus(d: DeploymentSpec, a: AutoscalingSpec, observe
   return out;
 }
 
-/** A Warning when spec.replicas is outside the bounds (someone scaled by hand): reported, not fought over. */
+/**
+ * A Warning when spec.replicas is outside the bounds (someone scaled by hand):
+ * reported, not fought over. Zero under the HPA is hpa.ts's msgHpaAtZero.
+ */
 export function msgOutsideBounds(replicas: number, a: AutoscalingSpec, scaler: Autoscaler = 'KEDA'): string | undefined {
   if (replicas >= a.minReplicas && replicas <= a.maxReplicas) return undefined;
-  if (scaler === 'HPA' && replicas === 0) {
-    // Kubernetes' HPA leaves a target at zero replicas alone (ScalingActive False, ScalingDisabled).
-    return `spec.replicas is 0, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: the HorizontalPodAutoscaler does not scale from zero; kubectl scale it to ${a.minReplicas} or more`;
-  }
   const who = scaler === 'HPA' ? 'the HorizontalPodAutoscaler sets it back at its next sync' : 'the ScaledObject sets it back at its next poll';
   return `spec.replicas is ${replicas}, outside spec.autoscaling ${a.minReplicas}..${a.maxReplicas}: ${who}; change spec.autoscaling, or remove it to scale by hand`;
 }

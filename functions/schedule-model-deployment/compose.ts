@@ -83,7 +83,8 @@
  *   with a per-cluster explanation (docs/design.md#explained-placement; the
  *   reference says True for a partial placement);
  * - spec.replicas 0 is ScaledToZero and the XR is Ready
- *   (docs/design.md#scale-to-zero);
+ *   (docs/design.md#scale-to-zero), except under the HPA autoscaler, which
+ *   never scales from zero: there Ready is False and says the fix;
  * - the InvalidNodeSelector message names the selector's field path.
  */
 import { msgUntracked, untrackedReplicas } from './orphans.js';
@@ -106,8 +107,8 @@ import {
   warning,
 } from '../lib/function.js';
 import { DASHBOARD_KEY, dashboardConfigMap } from './dashboard.js';
-import { AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, msgScaling, scaledObject } from './autoscaling.js';
-import { effectiveSpec, HPA_KEY, horizontalPodAutoscaler, hpaStatus, hpaWarnings } from './hpa.js';
+import { type Autoscaler, AUTOSCALER_KEY, autoscalingStatus, msgOutsideBounds, msgScaling, scaledObject } from './autoscaling.js';
+import { effectiveSpec, HPA_KEY, horizontalPodAutoscaler, hpaStatus, hpaWarnings, msgHpaAtZero } from './hpa.js';
 import { API_VERSION, composeEndpoint, composeReplica, endpointKey, replicaKey, replicaName } from './children.js';
 import { type DeploymentSpec, readDeployment } from './deployment.js';
 import { DEPLOYMENT_LABEL } from '../lib/names.js';
@@ -243,11 +244,14 @@ export function composeWith(req: ComposeRequest, matcher: DeviceMatcher): Compos
   if (d.replicas === 0) {
     withDashboard(result, d);
     result.status = deploymentStatus([], 0);
-    withAutoscaler(req, result, d);
+    const scaler = withAutoscaler(req, result, d);
     withStandby(req, result, d, 0);
+    // Under the HPA nothing wakes a deployment at zero (hpa.ts): not what spec.autoscaling asks, so not Ready.
+    const stuck = d.autoscaling !== undefined && scaler === 'HPA';
+    const message = stuck ? msgHpaAtZero(d, effectiveSpec(d.autoscaling!, 'HPA')) : MSG_SCALED_TO_ZERO;
     result.conditions.push(condition(TYPE_SCHEDULED, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
-    result.conditions.push(condition(TYPE_READY, true, REASON.ScaledToZero, MSG_SCALED_TO_ZERO));
-    result.ready = true;
+    result.conditions.push(condition(TYPE_READY, !stuck, REASON.ScaledToZero, message));
+    result.ready = !stuck;
     return result;
   }
 
@@ -437,11 +441,12 @@ function withDashboard(result: ComposeResult, d: DeploymentSpec): void {
  * outside the bounds, and a Normal `Scaling` event while spec.replicas
  * differs from what the last reconcile placed (a scale step, the
  * autoscaler's or anyone's). While the gateway is not fetched yet the
- * autoscaler runs on as observed (none is composed before).
+ * autoscaler runs on as observed (none is composed before). Returns the
+ * autoscaler composed, undefined without spec.autoscaling or while pending.
  */
-function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec): void {
+function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: DeploymentSpec): Autoscaler | undefined {
   const declared = d.autoscaling;
-  if (declared === undefined) return;
+  if (declared === undefined) return undefined;
   result.requirements[REQ_GATEWAY] = GATEWAY_SELECTOR;
   result.status = { ...result.status, selector: `${DEPLOYMENT_LABEL}=${d.name}` };
   const gateway = readRequired(req, REQ_GATEWAY);
@@ -450,7 +455,7 @@ function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: Deploymen
       const seen = req.observed[key];
       if (seen !== undefined) result.resources[key] = { ...keepObserved({ [key]: seen })[key]!, ready: true };
     }
-    return;
+    return undefined;
   }
   const scaler = autoscalerOf(gateway.state === 'present' ? gateway.items[0] : undefined);
   const a = effectiveSpec(declared, scaler);
@@ -462,11 +467,12 @@ function withAutoscaler(req: ComposeRequest, result: ComposeResult, d: Deploymen
     result.resources[AUTOSCALER_KEY] = markReady(scaledObject(d, a), true);
     result.status['autoscaling'] = autoscalingStatus(d, a, req.observed[AUTOSCALER_KEY]?.resource);
   }
-  const outside = msgOutsideBounds(d.replicas, a, scaler);
+  const outside = scaler === 'HPA' && d.replicas === 0 ? msgHpaAtZero(d, a) : msgOutsideBounds(d.replicas, a, scaler);
   if (outside !== undefined) result.results.push(warning(outside));
   const before = ((req.composite['status'] as JsonObject | undefined)?.['replicas'] as JsonObject | undefined)?.['total'];
   const scaling = msgScaling(typeof before === 'number' ? before : undefined, d.replicas, d, a, scaler);
   if (scaling !== undefined) result.results.push(normal(scaling, 'Scaling'));
+  return scaler;
 }
 
 /** Declares the `clusters` and `own-replicas` requirements. */

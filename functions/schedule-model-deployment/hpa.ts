@@ -41,6 +41,19 @@ export function msgNoZeroWithHpa(d: Pick<DeploymentSpec, 'name'>): string {
   return `spec.autoscaling.minReplicas is 0, but the InferenceGateway default autoscales with HPA (spec.autoscaling.autoscaler), which cannot scale to zero: ${d.name} keeps at least 1 replica; set the gateway's autoscaler to KEDA, or minReplicas to 1`;
 }
 
+/**
+ * Warning, and the Ready condition's message: spec.replicas is 0 under the
+ * HPA autoscaler. Kubernetes' HPA leaves a target at zero replicas alone
+ * (`ScalingActive` False, `ScalingDisabled`), so nothing brings this
+ * deployment back: it is not Ready until someone scales it.
+ */
+export function msgHpaAtZero(d: Pick<DeploymentSpec, 'name' | 'namespace'>, a: AutoscalingSpec): string {
+  return `spec.replicas is 0 and the HorizontalPodAutoscaler does not scale from zero, so no replica will start: kubectl scale modeldeployment/${d.name} -n ${d.namespace} --replicas ${a.minReplicas} (spec.autoscaling under HPA is ${a.minReplicas}..${a.maxReplicas}), or set the InferenceGateway's autoscaler to KEDA`;
+}
+
+/** `prometheusAddress` without a trailing slash: the same Prometheus either way. */
+const sameAddress = (x: string, y: string): boolean => x.replace(/\/+$/, '') === y.replace(/\/+$/, '');
+
 /** Warning: a `prometheusAddress` of its own under the HPA autoscaler, which reads the fleet view only. */
 export function msgAddressUnused(address: string): string {
   return `spec.autoscaling.prometheusAddress ${address} is read by KEDA only: with the HPA autoscaler the InferenceGateway's prometheus-adapter queries the fleet view (${DEFAULT_PROMETHEUS_ADDRESS})`;
@@ -50,7 +63,7 @@ export function msgAddressUnused(address: string): string {
 export function hpaWarnings(d: DeploymentSpec, a: AutoscalingSpec): string[] {
   const out: string[] = [];
   if (a.minReplicas === 0) out.push(msgNoZeroWithHpa(d));
-  if (a.prometheusAddress !== DEFAULT_PROMETHEUS_ADDRESS) out.push(msgAddressUnused(a.prometheusAddress));
+  if (!sameAddress(a.prometheusAddress, DEFAULT_PROMETHEUS_ADDRESS)) out.push(msgAddressUnused(a.prometheusAddress));
   return out;
 }
 

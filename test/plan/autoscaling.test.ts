@@ -23,7 +23,7 @@ describe('plan: autoscaling', () => {
     expect(text.stdout).toContain('  default/qwen-autoscaled: autoscaling 0..3 WaitingForKEDA; at maxReplicas the fleet places 3/3\n');
     const report = JSON.parse(json.stdout) as { problems: string[]; deployments: { name: string; autoscaling?: unknown }[] };
     expect(report.problems).toEqual([]);
-    expect(report.deployments.find((d) => d.name === 'qwen-autoscaled')?.autoscaling).toEqual({ minReplicas: 0, maxReplicas: 3, summary: '0..3 WaitingForKEDA', placedAtMax: 3 });
+    expect(report.deployments.find((d) => d.name === 'qwen-autoscaled')?.autoscaling).toEqual({ minReplicas: 0, maxReplicas: 3, summary: '0..3 WaitingForKEDA', autoscaler: 'KEDA', placedAtMax: 3 });
   });
 
   it('is a problem (exit 4) when the fleet cannot place maxReplicas', async () => {
@@ -52,5 +52,23 @@ describe('plan: autoscaling', () => {
     writeFileSync(seven, readFileSync(EXAMPLE, 'utf8').replace('replicas: 1\n', 'replicas: 0\n').replace('minReplicas: 0', 'minReplicas: 1'));
     const r = await modelplane('plan', ...PLATFORM, seven);
     expect(r.stdout).toContain('default/qwen-autoscaled: autoscaling 1..3 WaitingForKEDA; at maxReplicas the fleet places 3/3; spec.replicas 0 is outside the bounds (KEDA sets it back)\n');
+  });
+
+  it('under the HPA autoscaler: the bounds it holds (minReplicas 0 is 1), and that it does not scale from zero', async () => {
+    const gateway = join(scratch, 'gateway-hpa.yaml');
+    writeFileSync(gateway, `${readFileSync(PLATFORM[2]!, 'utf8')}  autoscaling:\n    autoscaler: HPA\n`);
+    const atZero = join(scratch, 'zero.yaml');
+    writeFileSync(atZero, readFileSync(EXAMPLE, 'utf8').replace('replicas: 1\n', 'replicas: 0\n'));
+    const args = [PLATFORM[0]!, PLATFORM[1]!, gateway, atZero];
+    const [text, json] = await Promise.all([modelplane('plan', ...args), modelplane('plan', ...args, '-o', 'json')]);
+    expect(text.stdout).toContain(
+      'default/qwen-autoscaled: autoscaling 1..3 WaitingForHPA; at maxReplicas the fleet places 3/3; spec.replicas 0 is outside the bounds (the HorizontalPodAutoscaler does not scale from zero: scale it by hand)\n',
+    );
+    const report = JSON.parse(json.stdout) as { problems: string[]; deployments: { name: string; autoscaling?: unknown }[] };
+    expect(report.deployments.find((d) => d.name === 'qwen-autoscaled')?.autoscaling).toEqual({ minReplicas: 1, maxReplicas: 3, summary: '1..3 WaitingForHPA', autoscaler: 'HPA', placedAtMax: 3 });
+    expect(text.code).toBe(4);
+    expect(report.problems[0]).toBe(
+      "ModelDeployment default/qwen-autoscaled: ReplicasReady ScaledToZero: spec.replicas is 0 and the HorizontalPodAutoscaler does not scale from zero, so no replica will start: kubectl scale modeldeployment/qwen-autoscaled -n default --replicas 1 (spec.autoscaling under HPA is 1..3), or set the InferenceGateway's autoscaler to KEDA",
+    );
   });
 });

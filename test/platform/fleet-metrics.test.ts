@@ -108,15 +108,16 @@ describe('the fleet view', () => {
       const got = compose(request(hpaXr, { observed: { 'provider-config-helm': observed(pc) }, required: { clusters: [] } }));
       const adapter = got.resources['prometheus-adapter']!;
       expectValidAgainstCrd(adapter.resource);
-      expect(adapter.ready).toBeUndefined(); // ready only as observed
+      expect(adapter.ready).toBe(true); // never holds back the gateway's Ready: FleetMetricsReady says where it is
       expect(got.resources['usage-pc-by-prometheus-adapter']?.resource['spec']).toMatchObject({ by: { kind: 'Release' }, of: { kind: 'ProviderConfig' } });
       expect(adapter.resource['spec']).toMatchObject({
-        forProvider: { chart: { name: 'prometheus-adapter', repository: 'https://prometheus-community.github.io/helm-charts', version: '4.13.0' }, namespace: NS },
+        forProvider: { chart: { name: 'prometheus-adapter', repository: 'https://prometheus-community.github.io/helm-charts', version: '5.2.0' }, namespace: NS },
       });
       const v = values(adapter.resource);
       expect(v['fullnameOverride']).toBe('fleet-prometheus-adapter');
       expect(v['prometheus']).toEqual({ url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 });
-      const rule = (series: string, as: string, metricsQuery: string) => ({ seriesQuery: `{__name__=~"${series}",deployment!=""}`, resources: { namespaced: false }, name: { as }, metricsQuery });
+      // Each query as KEDA's trigger runs it, an empty answer read as 0.
+      const rule = (series: string, as: string, query: string) => ({ seriesQuery: `{__name__=~"${series}",deployment!=""}`, resources: { namespaced: false }, name: { as }, metricsQuery: `(${query}) or vector(0)` });
       const m = '<<.LabelMatchers>>';
       expect(v['rules']).toEqual({
         default: false,

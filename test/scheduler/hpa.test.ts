@@ -92,11 +92,33 @@ describe('the HPA autoscaler', () => {
     expect((got.status?.['autoscaling'] as JsonObject | undefined)?.['summary']).toBe('1..4 WaitingForHPA');
   });
 
-  it('at zero by hand: says the HPA does not scale from zero (Kubernetes leaves a target at 0 alone)', () => {
+  it('at zero by hand: not Ready, and says the HPA does not scale from zero (Kubernetes leaves a target at 0 alone)', () => {
     const got = compose(request(autoscaled({ minReplicas: 1, maxReplicas: 4, metrics: { queueDepth: 2 } }, 0), { required: withGateway('HPA') }));
+    const message = `spec.replicas is 0 and the HorizontalPodAutoscaler does not scale from zero, so no replica will start: kubectl scale modeldeployment/${DEP} -n ${NS} --replicas 1 (spec.autoscaling under HPA is 1..4), or set the InferenceGateway's autoscaler to KEDA`;
+    expect(warnings(got)).toEqual([message]);
+    expect(got.ready).toBe(false);
+    expect(got.conditions.find((c) => c.type === 'ReplicasReady')).toMatchObject({ status: 'False', reason: 'ScaledToZero', message });
+  });
+
+  it('switched from KEDA while scaled to zero: the held bounds in the message, not Ready, the standby gone', () => {
+    // minReplicas 0 under KEDA left the deployment at 0; the HPA holds 1 but cannot scale from zero.
+    const xr = autoscaled({ minReplicas: 0, maxReplicas: 3, metrics: { inFlightPerReplica: 4 } }, 0);
+    const got = compose(request(xr, { required: withGateway('HPA') }));
     expect(warnings(got)).toEqual([
-      'spec.replicas is 0, outside spec.autoscaling 1..4: the HorizontalPodAutoscaler does not scale from zero; kubectl scale it to 1 or more',
+      `spec.autoscaling.minReplicas is 0, but the InferenceGateway default autoscales with HPA (spec.autoscaling.autoscaler), which cannot scale to zero: ${DEP} keeps at least 1 replica; set the gateway's autoscaler to KEDA, or minReplicas to 1`,
+      `spec.replicas is 0 and the HorizontalPodAutoscaler does not scale from zero, so no replica will start: kubectl scale modeldeployment/${DEP} -n ${NS} --replicas 1 (spec.autoscaling under HPA is 1..3), or set the InferenceGateway's autoscaler to KEDA`,
     ]);
+    expect(got.ready).toBe(false);
+    expect(got.resources['standby-endpoint']).toBeUndefined();
+    // The same deployment under KEDA is ScaledToZero and Ready: the standby wakes it.
+    const keda = compose(request(xr, { required: withGateway('KEDA') }));
+    expect(keda.ready).toBe(true);
+    expect(keda.resources['standby-endpoint']).toBeDefined();
+  });
+
+  it('the default prometheusAddress with a trailing slash is the fleet view: no Warning', () => {
+    const got = compose(request(autoscaled({ maxReplicas: 2, metrics: { queueDepth: 2 }, prometheusAddress: 'http://fleet-prometheus.modelplane-system.svc:9090/' }), { required: withGateway('HPA') }));
+    expect(warnings(got)).toEqual([]);
   });
 
   it('a prometheusAddress of its own is read by KEDA only: a Warning under the HPA', () => {
