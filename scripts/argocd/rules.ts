@@ -159,6 +159,8 @@ export const KINDS: readonly KindRules[] = [
       degraded(when(TYPE_CACHE, 'False', REASON.ModelCacheNotFound)),
       degraded(when(TYPE_COLD_START, 'False', COLD_START_REASON.InvalidBar)),
       degraded(when(TYPE_COLD_START, 'False', COLD_START_REASON.SlowerThanBar), when(TYPE_READY, 'False')),
+      // At zero under the HPA autoscaler nothing brings it back: its ReplicasReady says the kubectl scale that does.
+      degraded(when(TYPE_READY, 'False', REASON.ScaledToZero)),
       { health: 'Healthy', when: [when(TYPE_SCHEDULED, 'True', REASON.ScaledToZero)], text: MSG_SCALED_TO_ZERO },
       progressing(when(TYPE_PROGRESSING, 'True', REASON.RollingUpdate, REASON.Failover, REASON.PolicyMove, REASON.OverCapacity)),
       progressing(when(TYPE_CACHE, 'False', REASON.ModelCacheUnresolved)),
