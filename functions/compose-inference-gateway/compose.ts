@@ -76,6 +76,7 @@ import {
 } from './resources.js';
 import { keepObserved } from '../lib/function.js';
 import { federatedClusters, fleetPrometheusRelease, prometheusAdapterRelease } from './fleet-metrics.js';
+import { FLEET_PROMETHEUS_ADDRESS } from '../lib/fleet-queries.js';
 import {
   certificate,
   certificateSecret,
@@ -105,7 +106,7 @@ export const ERR_NO_TRAEFIK = 'spec.traefik is required when spec.backend is Tra
 /** Requirement: every InferenceCluster (the fleet view federates their engines). */
 export const REQ_CLUSTERS = 'clusters';
 /** FleetMetricsReady's message once the fleet Prometheus is Ready. */
-export const MSG_FLEET_METRICS = 'fleet-prometheus.modelplane-system.svc:9090 serves the fleet view autoscaling reads';
+export const MSG_FLEET_METRICS = `${FLEET_PROMETHEUS_ADDRESS.replace(/^http:\/\//, '')} serves the fleet view autoscaling reads`;
 
 /** FleetMetricsReady's message adds this under the HPA autoscaler, once prometheus-adapter is Ready too. */
 export const MSG_ADAPTER = 'fleet-prometheus-adapter serves its queries as external metrics to the HorizontalPodAutoscalers';

@@ -31,7 +31,7 @@
  * (no Alertmanager, Grafana, exporters or default rules and monitors; none of
  * the adapter's default custom or resource metrics rules).
  */
-import { EXTERNAL_METRIC, METRIC_TARGETS, targetQuery, targetSeries } from '../lib/fleet-queries.js';
+import { EXTERNAL_METRIC, FLEET_PROMETHEUS, METRIC_TARGETS, targetQuery, targetSeries } from '../lib/fleet-queries.js';
 import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import type { EngineRuntime } from '../lib/observability.js';
 import { helmRelease } from '../lib/objects.js';
@@ -43,8 +43,6 @@ import { IN_CLUSTER_PC, RELEASE_LABEL, SYSTEM_NAMESPACE } from './resources.js';
 export const FLEET_PROMETHEUS_CHART_VERSION = '72.6.2';
 /** prometheus-adapter chart version (the adapter serving the HPA autoscaler's external metrics). */
 export const PROMETHEUS_ADAPTER_CHART_VERSION = '5.2.0';
-/** The fleet view's in-cluster Service: what KEDA's triggers and prometheus-adapter query. */
-export const FLEET_PROMETHEUS_SERVICE = { url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 } as const;
 /** Every runtime an adapter rule sums over: one rule serves every deployment. */
 const ALL_RUNTIMES: readonly EngineRuntime[] = ['SGLang', 'vLLM'];
 
@@ -156,7 +154,7 @@ export function prometheusAdapterRelease(): KubeObject {
     providerConfigRef: { kind: 'ProviderConfig', name: IN_CLUSTER_PC },
     values: {
       fullnameOverride: 'fleet-prometheus-adapter',
-      prometheus: { url: FLEET_PROMETHEUS_SERVICE.url, port: FLEET_PROMETHEUS_SERVICE.port },
+      prometheus: { url: FLEET_PROMETHEUS.url, port: FLEET_PROMETHEUS.port },
       rules: { default: false, external: adapterExternalRules() },
     },
   });

@@ -19,6 +19,15 @@
  */
 import { type EngineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from './observability.js';
 
+/**
+ * The fleet view's in-cluster Service on the control plane: the InferenceGateway's
+ * kube-prometheus-stack named `fleet`, what KEDA's triggers (by default) and
+ * prometheus-adapter query.
+ */
+export const FLEET_PROMETHEUS = { url: 'http://fleet-prometheus.modelplane-system.svc', port: 9090 } as const;
+/** {@link FLEET_PROMETHEUS} as one address, the default `spec.autoscaling.prometheusAddress`. */
+export const FLEET_PROMETHEUS_ADDRESS = `${FLEET_PROMETHEUS.url}:${FLEET_PROMETHEUS.port}`;
+
 /** The metric targets of `spec.autoscaling.metrics`, in the order triggers and HPA metrics are written. */
 export const METRIC_TARGETS = ['inFlightPerReplica', 'queueDepth', 'kvCacheUtilizationPercent', 'timeToFirstTokenMilliseconds'] as const;
 /** One metric target of `spec.autoscaling.metrics`. */

@@ -29,7 +29,7 @@
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
 import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
-import { METRIC_TARGETS, type MetricTarget, oneAtATimeQuery, targetQuery } from '../lib/fleet-queries.js';
+import { FLEET_PROMETHEUS_ADDRESS, METRIC_TARGETS, type MetricTarget, oneAtATimeQuery, targetQuery } from '../lib/fleet-queries.js';
 import { type EngineRuntime, METRIC_LABEL } from '../lib/observability.js';
 import { API_VERSION } from './children.js';
 import { deploymentRuntimes } from './dashboard.js';
@@ -41,7 +41,7 @@ export const SCALED_OBJECT_API_VERSION = 'keda.sh/v1alpha1';
 /** Desired-resource key of the ScaledObject. */
 export const AUTOSCALER_KEY = 'autoscaler';
 /** The fleet view's Prometheus, composed on the control plane by the InferenceGateway (docs/autoscaling.md#the-fleet-signal). */
-export const DEFAULT_PROMETHEUS_ADDRESS = 'http://fleet-prometheus.modelplane-system.svc:9090';
+export const DEFAULT_PROMETHEUS_ADDRESS = FLEET_PROMETHEUS_ADDRESS;
 /** A request at zero replicas counts as demand this long after it arrived, seconds (docs/autoscaling.md#zero-and-back). */
 export const DEMAND_WINDOW_SECONDS = 120;
 /** KEDA polls the triggers this often, seconds. */
