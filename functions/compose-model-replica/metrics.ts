@@ -58,7 +58,7 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$
 /** The PodMonitor scraping every engine of the replica. */
 export function podMonitor(replica: Replica, workloads: readonly Workload[]): KubeObject {
   const statics: [string, string][] = [];
-  if (replica.deployment !== undefined) statics.push([METRIC_LABEL.deployment, replica.deployment]);
+  if (replica.deployment !== undefined) statics.push([METRIC_LABEL.deployment, replica.deployment], [METRIC_LABEL.deploymentNamespace, replica.namespace]);
   statics.push([METRIC_LABEL.replica, replica.name], [METRIC_LABEL.cluster, replica.spec.clusterName]);
   const endpoints = workloads.map((w) => {
     const name = w.manifest.metadata?.name ?? '';

@@ -1,7 +1,7 @@
 /**
  * The PromQL autoscaling reads from the fleet view (docs/autoscaling.md#scaling-up-and-down),
  * written once for both autoscalers: the ModelDeployment's KEDA triggers
- * (its own `deployment="<name>"` selector and the runtimes its engines run)
+ * (its own {@link deploymentSelector} and the runtimes its engines run)
  * and the prometheus-adapter external rules the InferenceGateway composes
  * for the HPA autoscaler (the adapter's `<<.LabelMatchers>>` as the selector,
  * every runtime, since one rule serves every deployment).
@@ -44,6 +44,20 @@ export const EXTERNAL_METRIC: Readonly<Record<MetricTarget, string>> = {
   timeToFirstTokenMilliseconds: 'modelplane_time_to_first_token_p90_milliseconds',
 };
 
+/**
+ * The label matchers of one ModelDeployment's engine series:
+ * `deployment="<name>",deployment_namespace="<namespace>"` (the PodMonitor's
+ * target labels, lib/observability.ts METRIC_LABEL).
+ */
+export function deploymentSelector(d: { name: string; namespace: string }): string {
+  return `${METRIC_LABEL.deployment}="${d.name}",${METRIC_LABEL.deploymentNamespace}="${d.namespace}"`;
+}
+
+/** The same selector as the HPA's `matchLabels` (prometheus-adapter turns it into `<<.LabelMatchers>>`). */
+export function deploymentMatchLabels(d: { name: string; namespace: string }): Record<string, string> {
+  return { [METRIC_LABEL.deployment]: d.name, [METRIC_LABEL.deploymentNamespace]: d.namespace };
+}
+
 /** `(sum(<metric>{sel}) or vector(0))` over every runtime, joined by `+`. */
 function sumOver(runtimes: readonly EngineRuntime[], metric: (m: RuntimeMetrics) => string, sel: string): string {
   return runtimes.map((r) => `(sum(${metric(RUNTIME_METRICS[r])}{${sel}}) or vector(0))`).join(' + ');
@@ -61,7 +75,8 @@ function reporting(series: string): string {
 
 /**
  * The query of one target, over `runtimes` with label matchers `sel`
- * (e.g. `deployment="qwen"`, or the adapter's `<<.LabelMatchers>>`):
+ * (e.g. `deployment="qwen",deployment_namespace="default"`, or the
+ * adapter's `<<.LabelMatchers>>`):
  * - inFlightPerReplica: running plus waiting requests;
  * - queueDepth: waiting requests;
  * - kvCacheUtilizationPercent: 100 × average KV-cache use × replicas reporting;

@@ -26,9 +26,15 @@ export function engineRuntime(c: RuntimeHint): EngineRuntime {
   return words.some((w) => /sglang/i.test(w)) ? 'SGLang' : 'vLLM';
 }
 
-/** Target labels every engine series carries (the PodMonitor's relabelings). */
+/**
+ * Target labels every engine series carries (the PodMonitor's relabelings).
+ * `deployment_namespace` is the ModelDeployment's namespace: every replica's
+ * pods run in one namespace of the workload cluster, so the pods' own
+ * `namespace` label cannot tell two teams' same-named deployments apart.
+ */
 export const METRIC_LABEL = {
   deployment: 'deployment',
+  deploymentNamespace: 'deployment_namespace',
   replica: 'replica',
   cluster: 'cluster',
   engine: 'engine',

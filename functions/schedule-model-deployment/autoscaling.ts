@@ -29,7 +29,7 @@
  * - Deterministic: triggers in a fixed order, queries built from the spec.
  */
 import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
-import { FLEET_PROMETHEUS_ADDRESS, METRIC_TARGETS, type MetricTarget, oneAtATimeQuery, targetQuery } from '../lib/fleet-queries.js';
+import { deploymentSelector, FLEET_PROMETHEUS_ADDRESS, METRIC_TARGETS, type MetricTarget, oneAtATimeQuery, targetQuery } from '../lib/fleet-queries.js';
 import { type EngineRuntime, METRIC_LABEL } from '../lib/observability.js';
 import { API_VERSION } from './children.js';
 import { deploymentRuntimes } from './dashboard.js';
@@ -104,7 +104,7 @@ function runtimesOf(d: DeploymentSpec): EngineRuntime[] {
 /** The triggers of a deployment's ScaledObject, in a fixed order (lib/fleet-queries.ts writes the queries). */
 export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
   const rts = runtimesOf(d);
-  const sel = `${METRIC_LABEL.deployment}="${d.name}"`;
+  const sel = deploymentSelector(d);
   const out: JsonObject[] = [];
   // Every trigger is an AverageValue: the HPA behind a ScaledObject divides a Value metric among the pods its
   // selector finds on the control plane, and the replicas' pods run elsewhere (lib/fleet-queries.ts).
@@ -119,7 +119,8 @@ export function triggers(d: DeploymentSpec, a: AutoscalingSpec): JsonObject[] {
     out.push(trigger('one-at-a-time', a, oneAtATimeQuery(rts, sel), 1, 0));
     // A request turned away at zero in the last DEMAND_WINDOW_SECONDS wakes the deployment (activation above 0) and
     // asks for one replica, never more (clamped to 1): past the first replica the engine metrics decide.
-    const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${sel}} < ${DEMAND_WINDOW_SECONDS}`;
+    // The validator's demand series is its own, labelled `namespace` and `deployment` (standby.ts).
+    const recent = `time() - ${DEMAND_TIMESTAMP_SERIES}{namespace="${d.namespace}",${METRIC_LABEL.deployment}="${d.name}"} < ${DEMAND_WINDOW_SECONDS}`;
     out.push(trigger('demand', a, `clamp_max(count(${recent}) or vector(0), 1)`, 1, 0));
   }
   return out;

@@ -19,7 +19,8 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { opaqueName } from '../lib/names.js';
-import { DCGM_GPU_UTIL, type EngineRuntime, engineRuntime, METRIC_LABEL, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
+import { deploymentSelector } from '../lib/fleet-queries.js';
+import { DCGM_GPU_UTIL, type EngineRuntime, engineRuntime, RUNTIME_METRICS, type RuntimeMetrics } from '../lib/observability.js';
 import type { DeploymentSpec } from './deployment.js';
 
 /** Label kube-prometheus-stack's Grafana sidecar selects dashboard ConfigMaps by. */
@@ -93,7 +94,7 @@ function panel(id: number, title: string, unit: string, targets: [string, string
 /** The dashboard JSON object of a deployment (keys in a fixed order). */
 export function dashboard(d: DeploymentSpec): JsonObject {
   const runtimes = deploymentRuntimes(d);
-  const sel = `${METRIC_LABEL.deployment}="${d.name}"`;
+  const sel = deploymentSelector(d);
   const panels = PANELS.map((p, i) => {
     const targets = runtimes.flatMap((r) =>
       p.queries(RUNTIME_METRICS[r], sel).map(([legend, expr]) => [runtimes.length > 1 ? `${r} ${legend}` : legend, expr] as [string, string]),

@@ -9,7 +9,8 @@
  *   is the ModelDeployment's own scale subresource.
  * - One `External` metric per target, served by the prometheus-adapter the
  *   gateway composes (its external rules run the same queries as KEDA's
- *   triggers, lib/fleet-queries.ts), selected by `deployment: <name>`, each
+ *   triggers, lib/fleet-queries.ts), selected by `deployment: <name>` and
+ *   `deployment_namespace: <namespace>`, each
  *   an `AverageValue` target: the HPA asks for ceil(value / target).
  * - The same behaviour as KEDA's HPA: scale-up without a window, scale-down
  *   after `scaleDownStabilizationSeconds`, one replica a minute.
@@ -22,8 +23,7 @@
  *   `NotReady` while either is not True, else `Ready`.
  */
 import { type JsonObject, type KubeObject, readCondition } from '../lib/function.js';
-import { EXTERNAL_METRIC, METRIC_TARGETS } from '../lib/fleet-queries.js';
-import { METRIC_LABEL } from '../lib/observability.js';
+import { deploymentMatchLabels, EXTERNAL_METRIC, METRIC_TARGETS } from '../lib/fleet-queries.js';
 import { type Autoscaler, type AutoscalingSpec, behavior, DEFAULT_PROMETHEUS_ADDRESS } from './autoscaling.js';
 import { API_VERSION } from './children.js';
 import type { DeploymentSpec } from './deployment.js';
@@ -76,7 +76,7 @@ export function horizontalPodAutoscaler(d: DeploymentSpec, a: AutoscalingSpec): 
     metrics.push({
       type: 'External',
       external: {
-        metric: { name: EXTERNAL_METRIC[target], selector: { matchLabels: { [METRIC_LABEL.deployment]: d.name } } },
+        metric: { name: EXTERNAL_METRIC[target], selector: { matchLabels: deploymentMatchLabels(d) } },
         target: { type: 'AverageValue', averageValue: String(value) },
       },
     });

@@ -72,8 +72,9 @@ spec:
 
 /**
  * The engine stub: holds each request HOLD_MS, and exposes the in-flight requests of every live replica (the
- * names in the JSON file `live`, which the step keeps current) as vLLM's gauges: as one scrape target per
- * replica pod would, a replica's series come with it and go with it.
+ * names in the JSON file `live`, which the step keeps current) as vLLM's gauges, labelled as each replica's
+ * PodMonitor labels them: as one scrape target per replica pod would, a replica's series come with it and go
+ * with it.
  */
 const ENGINE = (host: string, live: string) => `
 const http = require('node:http');
@@ -85,7 +86,7 @@ http.createServer((req, res) => {
     const lines = [];
     for (const replica of liveReplicas().sort()) {
       const n = inFlight.get(replica) || 0;
-      const labels = '{deployment="${NAME}",replica="' + replica + '"}';
+      const labels = '{deployment="${NAME}",deployment_namespace="${NS}",replica="' + replica + '"}';
       lines.push('vllm:num_requests_running' + labels + ' ' + n, 'vllm:num_requests_waiting' + labels + ' 0');
     }
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });

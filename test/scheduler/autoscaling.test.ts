@@ -18,9 +18,20 @@ function autoscaled(autoscaling: JsonObject, replicas = 1): KubeObject {
 
 const fleet = { clusters: [cluster('c1', { pools: [pool('default', { nodes: 4, devices: [device('gpu', { count: 8 })] })] })], 'all-replicas': [], 'inference-gateway': [] };
 const SERVER = 'http://fleet-prometheus.modelplane-system.svc:9090';
-const SEL = 'deployment="my-model"';
+const SEL = 'deployment="my-model",deployment_namespace="ml-team"';
 
 describe('spec.autoscaling', () => {
+  it('reads only its own series: two teams\' same-named deployments select by deployment_namespace too', () => {
+    const queriesIn = (namespace: string) => {
+      const xr = deployment({ namespace });
+      (xr['spec'] as JsonObject)['autoscaling'] = { maxReplicas: 2, metrics: { queueDepth: 4 } };
+      const so = compose(request(xr, { required: fleet })).resources['autoscaler']!.resource;
+      return ((so['spec'] as JsonObject)['triggers'] as JsonObject[]).map((t) => (t['metadata'] as JsonObject)['query']);
+    };
+    expect(queriesIn('team-a')).toEqual([`(sum(vllm:num_requests_waiting{deployment="${DEP}",deployment_namespace="team-a"}) or vector(0))`]);
+    expect(queriesIn('team-b')).toEqual([`(sum(vllm:num_requests_waiting{deployment="${DEP}",deployment_namespace="team-b"}) or vector(0))`]);
+  });
+
   it('composes a ScaledObject on the deployment\'s scale subresource, one trigger per target, valid against KEDA\'s CRD', () => {
     const got = compose(request(autoscaled({ minReplicas: 0, maxReplicas: 4, metrics: { inFlightPerReplica: 8, kvCacheUtilizationPercent: 80 } }), { required: fleet }));
     const so = got.resources['autoscaler'];
@@ -82,7 +93,7 @@ describe('spec.autoscaling', () => {
             metricType: 'AverageValue',
             metadata: {
               serverAddress: SERVER,
-              query: `clamp_max(count(time() - modelplane_scale_from_zero_last_request_timestamp_seconds{namespace="${NS}",${SEL}} < 120) or vector(0), 1)`,
+              query: `clamp_max(count(time() - modelplane_scale_from_zero_last_request_timestamp_seconds{namespace="${NS}",deployment="my-model"} < 120) or vector(0), 1)`,
               threshold: '1',
               activationThreshold: '0',
             },

@@ -43,25 +43,25 @@ describe('dashboard', () => {
     expect(json['title']).toBe('Modelplane ml-team/qwen');
     const panels = json['panels'] as Panel[];
     expect(panels.map((p) => [p.title, p.fieldConfig.defaults.unit, p.targets.map((t) => [t.refId, t.legendFormat, t.expr])])).toStrictEqual([
-      ['Requests', 'reqps', [['A', 'requests/s', 'sum(rate(vllm:request_success_total{deployment="qwen"}[5m]))']]],
+      ['Requests', 'reqps', [['A', 'requests/s', 'sum(rate(vllm:request_success_total{deployment="qwen",deployment_namespace="ml-team"}[5m]))']]],
       [
         'Time to first token',
         's',
         [
-          ['A', 'p50', 'histogram_quantile(0.5, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{deployment="qwen"}[5m])))'],
-          ['B', 'p95', 'histogram_quantile(0.95, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{deployment="qwen"}[5m])))'],
+          ['A', 'p50', 'histogram_quantile(0.5, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{deployment="qwen",deployment_namespace="ml-team"}[5m])))'],
+          ['B', 'p95', 'histogram_quantile(0.95, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket{deployment="qwen",deployment_namespace="ml-team"}[5m])))'],
         ],
       ],
       [
         'Inter-token latency',
         's',
         [
-          ['A', 'p50', 'histogram_quantile(0.5, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{deployment="qwen"}[5m])))'],
-          ['B', 'p95', 'histogram_quantile(0.95, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{deployment="qwen"}[5m])))'],
+          ['A', 'p50', 'histogram_quantile(0.5, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{deployment="qwen",deployment_namespace="ml-team"}[5m])))'],
+          ['B', 'p95', 'histogram_quantile(0.95, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{deployment="qwen",deployment_namespace="ml-team"}[5m])))'],
         ],
       ],
-      ['Waiting requests', 'short', [['A', '{{replica}}', 'sum by (replica) (vllm:num_requests_waiting{deployment="qwen"})']]],
-      ['KV-cache use', 'percentunit', [['A', '{{replica}}', 'max by (replica) (vllm:kv_cache_usage_perc{deployment="qwen"})']]],
+      ['Waiting requests', 'short', [['A', '{{replica}}', 'sum by (replica) (vllm:num_requests_waiting{deployment="qwen",deployment_namespace="ml-team"})']]],
+      ['KV-cache use', 'percentunit', [['A', '{{replica}}', 'max by (replica) (vllm:kv_cache_usage_perc{deployment="qwen",deployment_namespace="ml-team"})']]],
       ['GPU utilisation', 'percent', [['A', '{{exported_pod}}', 'avg by (exported_pod) (DCGM_FI_DEV_GPU_UTIL{exported_pod=~"qwen-[0-9a-f]{5}-.+"})']]],
     ]);
   });
@@ -70,14 +70,14 @@ describe('dashboard', () => {
     const d = spec(deployment({ name: 'mix', engines: [engine('a'), engine('b', [sglang()])] }));
     const panels = dashboard(d)['panels'] as Panel[];
     expect(panels[3]!.targets.map((t) => [t.legendFormat, t.expr])).toStrictEqual([
-      ['SGLang {{replica}}', 'sum by (replica) (sglang:num_queue_reqs{deployment="mix"})'],
-      ['vLLM {{replica}}', 'sum by (replica) (vllm:num_requests_waiting{deployment="mix"})'],
+      ['SGLang {{replica}}', 'sum by (replica) (sglang:num_queue_reqs{deployment="mix",deployment_namespace="ml-team"})'],
+      ['vLLM {{replica}}', 'sum by (replica) (vllm:num_requests_waiting{deployment="mix",deployment_namespace="ml-team"})'],
     ]);
     expect(panels[0]!.targets.map((t) => t.expr)).toStrictEqual([
-      'sum(rate(sglang:num_requests_total{deployment="mix"}[5m]))',
-      'sum(rate(vllm:request_success_total{deployment="mix"}[5m]))',
+      'sum(rate(sglang:num_requests_total{deployment="mix",deployment_namespace="ml-team"}[5m]))',
+      'sum(rate(vllm:request_success_total{deployment="mix",deployment_namespace="ml-team"}[5m]))',
     ]);
-    expect(panels[4]!.targets.map((t) => t.expr)[0]).toBe('max by (replica) (sglang:token_usage{deployment="mix"})');
+    expect(panels[4]!.targets.map((t) => t.expr)[0]).toBe('max by (replica) (sglang:token_usage{deployment="mix",deployment_namespace="ml-team"})');
   });
 
   it('is the same bytes on every call, and differs by namespace only in uid, tags and title', () => {

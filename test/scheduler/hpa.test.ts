@@ -46,14 +46,14 @@ const HPA: KubeObject = {
       {
         type: 'External',
         external: {
-          metric: { name: 'modelplane_in_flight', selector: { matchLabels: { deployment: DEP } } },
+          metric: { name: 'modelplane_in_flight', selector: { matchLabels: { deployment: DEP, deployment_namespace: NS } } },
           target: { type: 'AverageValue', averageValue: '8' },
         },
       },
       {
         type: 'External',
         external: {
-          metric: { name: 'modelplane_time_to_first_token_p90_milliseconds', selector: { matchLabels: { deployment: DEP } } },
+          metric: { name: 'modelplane_time_to_first_token_p90_milliseconds', selector: { matchLabels: { deployment: DEP, deployment_namespace: NS } } },
           target: { type: 'AverageValue', averageValue: '2000' },
         },
       },

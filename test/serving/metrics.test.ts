@@ -48,11 +48,12 @@ describe('engineRuntime', () => {
 });
 
 describe('PodMonitor', () => {
-  it('labels series with deployment, replica, cluster and engine, and validates against the CRD', () => {
+  it('labels series with deployment (and its namespace), replica, cluster and engine, and validates against the CRD', () => {
     const pm = manifestOf(labelled(replica('qwen-7b-bf743'), 'qwen-7b'), 'pod-monitor');
     const relabelings = ((pm['spec'] as JsonObject)['podMetricsEndpoints'] as JsonObject[])[0]!['relabelings'] as JsonObject[];
     expect(relabelings.filter((r) => r['action'] === 'replace')).toStrictEqual([
       { action: 'replace', targetLabel: 'deployment', replacement: 'qwen-7b' },
+      { action: 'replace', targetLabel: 'deployment_namespace', replacement: 'ml-team' },
       { action: 'replace', targetLabel: 'replica', replacement: 'qwen-7b-bf743' },
       { action: 'replace', targetLabel: 'cluster', replacement: 'cluster-a' },
       { action: 'replace', targetLabel: 'engine', replacement: 'main' },
