@@ -24,7 +24,8 @@
  * Changed for loopback, and only that: the engine stub listens on the
  * workload cluster's gateway address (added to the namespace's loopback
  * device), since the replicas' pods are kwok's and run nothing; it labels its
- * own series `deployment` and `replica`, as the replicas' PodMonitors would.
+ * own series `deployment`, `deployment_namespace` and `replica`, as the
+ * replicas' PodMonitors would.
  * The InferenceGateway's validatorURL is the validator's non-loopback address
  * for the step (the standby's EndpointSlice may not name 127/8), patched back.
  */
