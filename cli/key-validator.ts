@@ -7,7 +7,9 @@
  * Protocol:
  * - `GET /healthz` → 200 `ok` (the pod's probes).
  * - `/scale-from-zero/<namespace>/<deployment>/…` → 503 with `Retry-After`,
- *   and `GET /metrics` (the demand at zero): scale-from-zero.ts.
+ *   and `GET /metrics` (the demand at zero, and the usage tap's counters):
+ *   scale-from-zero.ts.
+ * - `/usage-tap/<namespace>/<service>/…` → the usage tap: usage-tap.ts.
  * - `GET|POST|… /<namespace>/<allowed>[?denied=<denied>]`, `<allowed>` and
  *   `<denied>` comma-separated Secret names of `<namespace>`, with the
  *   client's headers (Traefik forwardAuth copies them): 200 (empty body)
@@ -35,7 +37,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CALLER_HEADER } from '../functions/lib/key-scope.js';
+import { DEFAULT_USAGE_UPSTREAM } from '../functions/lib/usage-tap.js';
 import { ScaleFromZero } from './scale-from-zero.js';
+import { type UsageLine, UsageTap } from './usage-tap.js';
 
 /** One key of a Secret: its data key (the key's name) and its value. */
 export interface NamedKey {
@@ -146,6 +150,7 @@ export function keyValidator(
   onDecision: (d: Decision) => void = () => {},
   services: ServiceSource = async () => [],
   zero: ScaleFromZero = new ScaleFromZero(),
+  tap?: UsageTap,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://validator');
@@ -157,6 +162,8 @@ export function keyValidator(
     }
     // Standby endpoints of deployments at zero, and the demand they record (scale-from-zero.ts).
     if (zero.handle(path, req, res)) return;
+    // Counted services' requests, on their way to the backends (usage-tap.ts).
+    if (tap?.handle(req, res)) return;
     const refuse = (status: 401 | 403) => {
       res.writeHead(status, status === 401 ? { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="modelplane"' } : { 'content-type': 'application/json' });
       res.end(status === 401 ? UNAUTHORIZED_BODY : FORBIDDEN_BODY);
@@ -356,11 +363,13 @@ export async function kubeGet(kubeconfig?: string): Promise<(path: string) => Pr
  * with keys read through the Kubernetes API as `kubeconfig` (default: the
  * pod's ServiceAccount), cached 5 s, and `/v1/models` from the ModelServices'
  * status (cached 5 s). Logs one JSON line per decision (namespace, secret,
- * allowed, status, caller, service; never a key), and stops on SIGTERM/SIGINT
+ * allowed, status, caller, service; never a key) and one per tapped request
+ * (usage-tap.ts, forwarded to `usageUpstream`, default the gateway's
+ * `metered` listener), and stops on SIGTERM/SIGINT
  * after the requests in flight. Resolves with the listening server.
  * Throws when `listen` is not `host:port` or the kubeconfig cannot be loaded.
  */
-export async function runKeyValidator(opts: { listen: string; kubeconfig?: string }): Promise<Server> {
+export async function runKeyValidator(opts: { listen: string; kubeconfig?: string; usageUpstream?: string }): Promise<Server> {
   const m = /^(.*):(\d{1,5})$/.exec(opts.listen);
   if (!m || Number(m[2]) > 65535) throw new Error(`--listen ${opts.listen}: want host:port, e.g. 0.0.0.0:8080`);
   const host = m[1] === '' ? '0.0.0.0' : m[1]!.replace(/^\[(.*)\]$/, '$1');
@@ -368,7 +377,11 @@ export async function runKeyValidator(opts: { listen: string; kubeconfig?: strin
   const source = cachedKeySource(secretKeySource(get));
   const services = cachedServiceSource(modelServiceSource(get));
   const log = (d: Decision) => process.stdout.write(`${JSON.stringify({ msg: 'key check', ...d })}\n`);
-  const server = createServer(keyValidator(source, log, services));
+  const zero = new ScaleFromZero();
+  const upstream = opts.usageUpstream ?? DEFAULT_USAGE_UPSTREAM;
+  if (!/^https?:\/\/[^/]+$/.test(upstream)) throw new Error(`--usage-upstream ${upstream}: want http://host:port, e.g. ${DEFAULT_USAGE_UPSTREAM}`);
+  const tap = new UsageTap({ upstream, registry: zero.registry, log: (line: UsageLine) => process.stdout.write(`${JSON.stringify(line)}\n`) });
+  const server = createServer(keyValidator(source, log, services, zero, tap));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(Number(m[2]), host, () => resolve());

@@ -176,7 +176,8 @@ program
   .description('serve the API-key validator Traefik forwardAuth asks (what the InferenceGateway runs in modelplane-system)')
   .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8080')
   .option('--kubeconfig <file>', 'read key Secrets as this kubeconfig (default: the pod\'s ServiceAccount)')
-  .action(async (opts: { listen: string; kubeconfig?: string }) => {
+  .option('--usage-upstream <url>', 'where the usage tap forwards counted requests (default: the gateway\'s metered listener in-cluster)')
+  .action(async (opts: { listen: string; kubeconfig?: string; usageUpstream?: string }) => {
     try {
       await (await lazy.keyValidator()).runKeyValidator(opts);
     } catch (err) {

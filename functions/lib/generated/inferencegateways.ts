@@ -28,8 +28,22 @@ export const InferenceGatewayAutoscalingSchema = z.strictObject({
   autoscaler: z.enum(['KEDA', 'HPA']).default('KEDA'),
 });
 
+/** Usage accounting at the front door (docs/ai-gateway.md#usage). */
+export interface InferenceGatewayUsage {
+  /**
+   * Count the tokens of every ModelService's requests: each service's route goes through the key validator's usage tap, which reads the engine's `usage` from JSON and streamed (SSE) responses and logs one line per request with the caller and the tokens. Services with a tokensPerMinute limit are counted either way.
+   * @default false
+   */
+  countTokens: boolean;
+}
+
+/** zod schema of {@link InferenceGatewayUsage}. */
+export const InferenceGatewayUsageSchema = z.strictObject({
+  countTokens: z.boolean().default(false),
+});
+
 /**
- * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+ * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. A token limit (tokensPerMinute) is enforced by the key validator's usage tap, which counts the tokens the engines report. See docs/ai-gateway.md#rate-limits.
  * Constraints: minProperties 1.
  * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
  * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
@@ -55,6 +69,11 @@ export interface InferenceGatewayRateLimit {
    * Constraints: minimum 1.
    */
   maxInFlight?: number;
+  /**
+   * Tokens (prompt and completion, as the engine's `usage` reports them) each caller may spend per minute; refilled continuously. A request arriving with the budget spent gets 429 with Retry-After; a request in flight is never cut. Routes the service through the usage tap (docs/ai-gateway.md#usage).
+   * Constraints: minimum 1.
+   */
+  tokensPerMinute?: number;
 }
 
 /** zod schema of {@link InferenceGatewayRateLimit}. */
@@ -63,6 +82,7 @@ export const InferenceGatewayRateLimitSchema = z.strictObject({
   requestsPerMinute: z.number().int().min(1).optional(),
   burst: z.number().int().min(1).optional(),
   maxInFlight: z.number().int().min(1).optional(),
+  tokensPerMinute: z.number().int().min(1).optional(),
 });
 
 /** The Secret holding the keys; its values never appear in status, events or logs. */
@@ -290,8 +310,10 @@ export interface InferenceGatewaySpec {
   backend: 'Traefik';
   /** What drives spec.replicas of every ModelDeployment with spec.autoscaling (docs/autoscaling.md#keda-or-hpa). */
   autoscaling?: InferenceGatewayAutoscaling;
+  /** Usage accounting at the front door (docs/ai-gateway.md#usage). */
+  usage?: InferenceGatewayUsage;
   /**
-   * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+   * The default for every ModelService without its own spec.rateLimit. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. A token limit (tokensPerMinute) is enforced by the key validator's usage tap, which counts the tokens the engines report. See docs/ai-gateway.md#rate-limits.
    * Constraints: minProperties 1.
    * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
    * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
@@ -325,6 +347,7 @@ export interface InferenceGatewaySpec {
 export const InferenceGatewaySpecSchema = z.strictObject({
   backend: z.enum(['Traefik']),
   autoscaling: InferenceGatewayAutoscalingSchema.optional(),
+  usage: InferenceGatewayUsageSchema.optional(),
   rateLimit: InferenceGatewayRateLimitSchema.optional(),
   auth: InferenceGatewayAuthSchema.optional(),
   hostname: z.string().min(1).max(253).regex(new RegExp('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')).optional(),

@@ -50,7 +50,7 @@ export const ModelServiceEndpointSchema = z.strictObject({
 });
 
 /**
- * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+ * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. A token limit (tokensPerMinute) is enforced by the key validator's usage tap, which counts the tokens the engines report. See docs/ai-gateway.md#rate-limits.
  * Constraints: minProperties 1.
  * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
  * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
@@ -76,6 +76,11 @@ export interface ModelServiceRateLimit {
    * Constraints: minimum 1.
    */
   maxInFlight?: number;
+  /**
+   * Tokens (prompt and completion, as the engine's `usage` reports them) each caller may spend per minute; refilled continuously. A request arriving with the budget spent gets 429 with Retry-After; a request in flight is never cut. Routes the service through the usage tap (docs/ai-gateway.md#usage).
+   * Constraints: minimum 1.
+   */
+  tokensPerMinute?: number;
 }
 
 /** zod schema of {@link ModelServiceRateLimit}. */
@@ -84,6 +89,7 @@ export const ModelServiceRateLimitSchema = z.strictObject({
   requestsPerMinute: z.number().int().min(1).optional(),
   burst: z.number().int().min(1).optional(),
   maxInFlight: z.number().int().min(1).optional(),
+  tokensPerMinute: z.number().int().min(1).optional(),
 });
 
 /** The Secret holding the keys; its values never appear in status, events or logs. */
@@ -197,7 +203,7 @@ export interface ModelServiceSpec {
    */
   endpoints: ModelServiceEndpoint[];
   /**
-   * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. Tokens are not counted (Traefik cannot). See docs/ai-gateway.md#rate-limits.
+   * Overrides the InferenceGateway's spec.rateLimit for this service. Limits per caller (each API key's own bucket, by the X-Modelplane-Caller header the key check sets; the client address on a service without keys), enforced by Traefik's rateLimit and inFlightReq Middlewares: a request over a limit gets 429 with Retry-After. A token limit (tokensPerMinute) is enforced by the key validator's usage tap, which counts the tokens the engines report. See docs/ai-gateway.md#rate-limits.
    * Constraints: minProperties 1.
    * Rule: `!(has(self.requestsPerSecond) && has(self.requestsPerMinute))` (spec.rateLimit takes requestsPerSecond or requestsPerMinute, not both.)
    * Rule: `!has(self.burst) || has(self.requestsPerSecond) || has(self.requestsPerMinute)` (spec.rateLimit.burst needs requestsPerSecond or requestsPerMinute.)
