@@ -299,7 +299,11 @@ export class UsageTap {
         res.flushHeaders();
         up.on('data', (chunk: Buffer) => {
           reader.push(chunk);
-          res.write(chunk);
+          // Backpressure: a slow client slows the backend, the tap holds no more than one chunk.
+          if (!res.write(chunk)) {
+            up.pause();
+            res.once('drain', () => up.resume());
+          }
         });
         up.on('end', () => {
           res.end();

@@ -65,6 +65,7 @@ import {
   gatewayClassUsage,
   gatewayUsage,
   inClusterProviderConfig,
+  meteredService,
   metallbL2,
   metallbNamespace,
   metallbPool,
@@ -191,6 +192,8 @@ export function compose(req: ComposeRequest): ComposeResult {
     put('usage-gateway-class-by-traefik', gatewayClassUsage(), true);
     put('usage-gateway-by-traefik', gatewayUsage(), true);
   }
+  // The usage tap's way back to Traefik (docs/ai-gateway.md#usage): in Traefik's namespace, which its install creates.
+  if (traefikReady || seen('metered-service')) put('metered-service', meteredService(), true);
   const accepted = (key: string) => conditionStatus(obs(key), 'Accepted') === 'True';
   if (traefikReady || seen('gateway-class')) put('gateway-class', gatewayClass(), accepted('gateway-class'));
   if (traefikReady || seen('gateway')) {

@@ -10,6 +10,7 @@
  * `test/platform/vendored-crds.test.ts` keeps equal to `shared/crds/`.
  */
 import { CALLER_HEADER } from '../lib/key-scope.js';
+import { METERED_LISTENER, METERED_PORT, METERED_SERVICE, REQUEST_ID_HEADER } from '../lib/usage-tap.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { HELM_API_VERSION, helmRelease, providerConfig, type UsageTarget, usage } from '../lib/objects.js';
 import { deepFrozen } from '../lib/json.js';
@@ -96,10 +97,13 @@ function traefikValues(): JsonObject {
       kubernetesIngress: { enabled: false },
     },
     service: { nameOverride: 'traefik' },
+    // The entryPoint of the Gateway's `metered` listener, for the usage tap only: not on Traefik's Service.
+    ports: { [METERED_LISTENER]: { port: METERED_PORT, exposedPort: METERED_PORT, protocol: 'TCP', expose: { default: false } } },
     gateway: { enabled: false },
     gatewayClass: { enabled: false },
     // The usage log (docs/ai-gateway.md#usage): one JSON line per request, with the caller the key check set; no other header.
-    logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { [CALLER_HEADER]: 'keep' } } } } },
+    // The usage tap's request id is kept too: it joins a counted request's line here with the tap's (its tokens).
+    logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { [CALLER_HEADER]: 'keep', [REQUEST_ID_HEADER]: 'keep' } } } } },
     metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
     // Requests by caller (docs/ai-gateway.md#usage): traefik_service_requests_total gets a `caller` label from the header
     // the key check sets (service metrics are taken after the route's middlewares, so a client's forged header is gone).
@@ -117,6 +121,25 @@ export function traefikRelease(version: string): KubeObject {
     providerConfigRef: pcRef,
     values: traefikValues(),
   });
+}
+
+/**
+ * Service `modelplane-metered` in `traefik-system`: ClusterIP, selecting the
+ * chart's Traefik pods (`app.kubernetes.io/name: traefik`), port
+ * {@link METERED_PORT} to their `metered` entryPoint: where the usage tap
+ * sends counted requests (docs/ai-gateway.md#usage).
+ */
+export function meteredService(): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: METERED_SERVICE.name, namespace: METERED_SERVICE.namespace },
+    spec: {
+      type: 'ClusterIP',
+      selector: { 'app.kubernetes.io/name': 'traefik' },
+      ports: [{ name: METERED_LISTENER, port: METERED_PORT, targetPort: METERED_LISTENER, protocol: 'TCP' }],
+    },
+  };
 }
 
 /** GatewayClass `traefik`. */

@@ -17,6 +17,7 @@
  * - With `spec.hostname` every listener carries it; with `spec.dns.externalDNS`
  *   the Gateway carries `external-dns.alpha.kubernetes.io/hostname`.
  */
+import { METERED_LISTENER, METERED_PORT } from '../lib/usage-tap.js';
 import type { JsonObject, KubeObject } from '../lib/function.js';
 import { certificateManifest, httpsListener } from '../lib/gateway-tls.js';
 import type { InferenceGatewaySpec, InferenceGatewayTls } from '../lib/generated/inferencegateways.js';
@@ -74,14 +75,22 @@ export function certificateSecret(tls: InferenceGatewayTls): { name: string; nam
   return { name: TLS_SECRET, namespace: NAMESPACE };
 }
 
-/** The Gateway's listeners: `web`, and `websecure` with `spec.tls`; each carries `spec.hostname` when set. */
+/**
+ * The Gateway's listeners: `web`, and `websecure` with `spec.tls`, each
+ * carrying `spec.hostname` when set; and `metered` (HTTP, port
+ * {@link METERED_PORT}, no hostname: only the usage tap calls it, through
+ * Service `modelplane-metered`; Traefik's Service does not expose it), where
+ * counted services' second routes attach (docs/ai-gateway.md#usage).
+ */
 export function listeners(fd: FrontDoor): JsonObject[] {
   const host = fd.hostname !== undefined ? { hostname: fd.hostname } : {};
-  const out: JsonObject[] = [{ name: WEB_LISTENER, protocol: 'HTTP', port: WEB_PORT, ...host, allowedRoutes: { namespaces: { from: 'All' } } }];
+  const all = { allowedRoutes: { namespaces: { from: 'All' } } };
+  const out: JsonObject[] = [{ name: WEB_LISTENER, protocol: 'HTTP', port: WEB_PORT, ...host, ...all }];
   if (fd.tls !== undefined) {
     const secret = certificateSecret(fd.tls);
     out.push(httpsListener(WEBSECURE_LISTENER, WEBSECURE_PORT, fd.hostname, secret.namespace !== NAMESPACE ? secret : { name: secret.name }));
   }
+  out.push({ name: METERED_LISTENER, protocol: 'HTTP', port: METERED_PORT, ...all });
   return out;
 }
 

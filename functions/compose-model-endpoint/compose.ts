@@ -42,7 +42,7 @@ import { type ModelEndpoint, parseModelEndpoint } from '../lib/generated/modelen
 import { keepAndWarn } from '../lib/keep.js';
 import { readComposite } from '../lib/xr.js';
 import { markReady, readyOnlyIfServing } from '../lib/ready.js';
-import { type EndpointUrl, parseEndpointUrl } from '../lib/url.js';
+import { endpointSlice, parseEndpointUrl } from '../lib/url.js';
 
 /** Condition type and reasons. */
 export const RoutingReady = 'RoutingReady';
@@ -59,9 +59,6 @@ export const msgInvalidSpec = (problem: string): string => `Invalid ModelEndpoin
 /** The message while the observed Service has no name. */
 export const MSG_SERVICE_UNNAMED =
   'the observed Service has no metadata.name; keeping the Service and EndpointSlice as they are until it has one';
-
-/** The label tying an EndpointSlice to its Service. */
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /** Composes a ModelEndpoint. */
 export function compose(req: ComposeRequest): ComposeResult {
@@ -120,17 +117,4 @@ function observedRouting(xr: KubeObject): JsonObject {
 function observedName(obj: KubeObject | undefined): string | undefined {
   const name = obj?.metadata?.name;
   return typeof name === 'string' && name !== '' ? name : undefined;
-}
-
-/** The EndpointSlice backing Service `service` with the URL's host and port. */
-export function endpointSlice(namespace: string, service: string, url: EndpointUrl): KubeObject {
-  const endpoint: JsonObject = { addresses: [url.host], conditions: { ready: true } };
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { namespace, labels: { [SERVICE_NAME_LABEL]: service } },
-    addressType: url.addressType,
-    ports: [{ name: '', port: url.port, protocol: 'TCP' }],
-    endpoints: [endpoint],
-  };
 }

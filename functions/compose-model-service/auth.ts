@@ -65,10 +65,15 @@ export type EffectiveAuth =
   | { type: 'None'; from: 'service' | 'gateway' }
   | { type: 'Anonymous' };
 
+/** The key validator's base URL: the InferenceGateway's `spec.auth.validatorURL`, else the in-cluster default. */
+export function validatorUrlOf(gateway: KubeObject | undefined): string {
+  const validator = getPath(gateway, 'spec', 'auth', 'validatorURL');
+  return typeof validator === 'string' && validator !== '' ? validator : DEFAULT_VALIDATOR_URL;
+}
+
 /** The effective auth: the service's, else the gateway's default, else anonymous. */
 export function effectiveAuth(service: KubeObject, gateway: KubeObject | undefined): EffectiveAuth {
-  const validator = getPath(gateway, 'spec', 'auth', 'validatorURL');
-  const validatorURL = typeof validator === 'string' && validator !== '' ? validator : DEFAULT_VALIDATOR_URL;
+  const validatorURL = validatorUrlOf(gateway);
   const own = getPath(service, 'spec', 'auth') as JsonObject | undefined;
   const dflt = getPath(gateway, 'spec', 'auth') as JsonObject | undefined;
   const [auth, from] = own ? [own, 'service' as const] : dflt ? [dflt, 'gateway' as const] : [undefined, undefined];

@@ -49,6 +49,11 @@
  *   weighted backendRefs; RoutingReady's message then gives the order.
  * - Rate limits (rate-limit.ts): `spec.rateLimit`, else the gateway's,
  *   composes Traefik rateLimit/inFlightReq Middlewares after the key check.
+ * - Token counts and budgets (metered.ts): a counted service (the gateway's
+ *   `spec.usage.countTokens`, or a `tokensPerMinute` limit) also composes
+ *   HTTPRoute `<service>-metered` on the gateway's `metered` listener and the
+ *   usage tap's backend; once that route is accepted the client-facing route
+ *   sends to the tap (docs/ai-gateway.md#tokens-the-usage-tap).
  * - While a requirement is not fetched yet, nothing is said and nothing is
  *   dropped (docs/design.md#not-fetched-yet-is-not-absent). When no endpoint
  *   matches, the route already composed is kept
@@ -75,11 +80,12 @@ import { defaultPort, parseEndpointUrl } from '../lib/url.js';
 import { type ModelServiceEndpoint, parseModelService } from '../lib/generated/modelservices.js';
 import { formatZodIssues } from '../lib/zod-issues.js';
 import { validatorRole, validatorRoleBinding } from '../lib/key-validator.js';
-import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth } from './auth.js';
+import { anonymousFilters, apiKeyFilters, apiKeyMiddleware, effectiveAuth, validatorUrlOf } from './auth.js';
 import { authVerdict, validatorAddress } from './key-access.js';
 import { effectiveRateLimit, rateLimitMiddlewares } from './rate-limit.js';
 import { backendsName, failoverResources, type LevelBackend, msgLevels, priorityLevels, usesPriorities } from './failover.js';
 import { distribute } from './weights.js';
+import { countedCondition, counting, meteredRoute, msgInvalidValidatorUrl, tapBackend, tapRewrite } from './metered.js';
 
 /** Condition types, reasons and messages. */
 export const EndpointsResolved = 'EndpointsResolved';
@@ -366,6 +372,28 @@ export function compose(req: ComposeRequest): ComposeResult {
     rule['filters'] = anonymousFilters(limiterNames);
   }
   if (refs.length > 0) rule['backendRefs'] = refs;
+  // Counted services go through the usage tap once their metered route is accepted (metered.ts).
+  const counted = counting(gatewayObject, limits?.limit);
+  let countedState: Condition | undefined;
+  if (counted !== undefined && refs.length > 0) {
+    const validatorURL = validatorUrlOf(gatewayObject);
+    const tap = tapBackend(name, namespace, validatorURL);
+    if (tap === undefined) {
+      result.results.push(warning(msgInvalidValidatorUrl(validatorURL)));
+      countedState = countedCondition(name, counted, 'invalid', validatorURL);
+    } else {
+      const metered = meteredRoute(name, namespace, GATEWAY_REF, `/${namespace}/${name}/`, refs);
+      const meteredAccepted = accepted(req.observed['httproute-metered']?.resource);
+      result.resources['httproute-metered'] = markReady(metered, meteredAccepted);
+      for (const [key, obj] of tap.resources) result.resources[key] = markReady(obj, key in req.observed);
+      const tapLive = tap.resources.every(([key]) => key in req.observed);
+      if (meteredAccepted && tapLive) {
+        rule['filters'] = [...(rule['filters'] as JsonObject[]), tapRewrite(namespace, name, counted)];
+        rule['backendRefs'] = [tap.ref];
+      }
+      countedState = countedCondition(name, counted, meteredAccepted && tapLive ? 'counted' : 'waiting', validatorURL);
+    }
+  }
   const route: KubeObject = {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -389,6 +417,7 @@ export function compose(req: ComposeRequest): ComposeResult {
           : condition(RoutingReady, true, Reason.RouteConfigured, order),
     );
   }
+  if (countedState) result.conditions.push(countedState);
   // Ready means serving: a route the gateway accepted, with a live backend, at an address.
   readyOnlyIfServing(result, routed && authOk && result.status['address'] !== undefined);
   return finish();

@@ -15,7 +15,8 @@
  *   a refused request 429 with `Retry-After` (seconds).
  * - `maxInFlight: M` is `inFlightReq.amount: M` with the same grouping:
  *   the M+1st concurrent request of a caller is refused with 429.
- * - Token-based limits are not composed: Traefik cannot count tokens.
+ * - `tokensPerMinute` composes no Middleware: Traefik cannot count tokens;
+ *   the service is counted through the usage tap instead (metered.ts).
  */
 import { getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import { CALLER_HEADER } from '../lib/key-scope.js';
@@ -27,6 +28,8 @@ export interface RateLimit {
   requestsPerMinute?: number;
   burst?: number;
   maxInFlight?: number;
+  /** Tokens per caller per minute: enforced by the usage tap (metered.ts), not by Traefik. */
+  tokensPerMinute?: number;
 }
 
 /** The effective limits and where they come from, or undefined when none apply. */

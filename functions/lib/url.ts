@@ -15,6 +15,7 @@
  * 1123, what an FQDN EndpointSlice accepts) is invalid.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import type { JsonObject, KubeObject } from './function.js';
 
 /** EndpointSlice `addressType` of a host. */
 export type AddressType = 'IPv4' | 'IPv6' | 'FQDN';
@@ -81,4 +82,23 @@ export function parseEndpointUrl(raw: string): EndpointUrl | undefined {
   const addressType: AddressType = isIPv4(host) ? 'IPv4' : isIPv6(host) ? 'IPv6' : 'FQDN';
   if (addressType === 'FQDN' && (host.length > 253 || !DNS_SUBDOMAIN.test(host))) return undefined;
   return { scheme, host, port: portNumber, addressType };
+}
+
+/** The label tying an EndpointSlice to its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/**
+ * The EndpointSlice backing selectorless Service `service` with the URL's
+ * host and port, marked ready explicitly (Traefik ignores a nil ready).
+ */
+export function endpointSlice(namespace: string, service: string, url: EndpointUrl): KubeObject {
+  const endpoint: JsonObject = { addresses: [url.host], conditions: { ready: true } };
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace, labels: { [SERVICE_NAME_LABEL]: service } },
+    addressType: url.addressType,
+    ports: [{ name: '', port: url.port, protocol: 'TCP' }],
+    endpoints: [endpoint],
+  };
 }

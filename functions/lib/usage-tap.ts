@@ -64,5 +64,7 @@ export function parseUsageTapPath(path: string): TappedPath | undefined {
   } else if ((rest[0] ?? '').startsWith('tokens-per-minute-')) {
     return undefined;
   }
+  // A rewrite that leaves `//` after the prefix (an implementation's reading of ReplacePrefixMatch) is the same path.
+  while (rest.length > 1 && rest[0] === '') rest = rest.slice(1);
   return { namespace, service, ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}), upstreamPath: `/${namespace}/${service}/${rest.join('/')}` };
 }

@@ -37,6 +37,7 @@ const EXPECTED: Record<string, [string, string, string]> = {
   'prefill-decode-replica': ['ModelReplica', 'Progressing', "ModelAccepted is False: Deploying"],
   'spot-pools': ['InferenceCluster', 'Progressing', "ClusterReady False: Provisioning"],
   'team-quota': ['InferenceQuota', 'Healthy', "6/8 devices, 0/2 gpu=h100 devices, 3/10 replicas"],
+  'token-budget-service': ['ModelService', 'Healthy', "Matched 3 endpoint(s)"],
   'vultr-cluster': ['InferenceCluster', 'Progressing', "ClusterReady False: Provisioning"],
   'vultr-cluster-first-pass': ['VultrCluster', 'Progressing', "Unready resources: cluster"],
   'vultr-cluster-ready': ['VultrCluster', 'Progressing', "Unready resources: gpu-observer, node-pool-gpu-a16"],

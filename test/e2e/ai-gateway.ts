@@ -29,6 +29,32 @@
 import { eventually, kubectl, kubectlJson, type Obj } from './harness.js';
 import { METRICS_PORT, nodeInside, STUB_BUSY_PORT, STUB_HOST, STUB_PORT, VALIDATOR_HOST, VALIDATOR_PORT, WEB_PORT, withTraefik } from './front-door.js';
 
+/** Sets every InferenceGateway's spec.auth.validatorURL; returns what the first one had. */
+function setValidatorURL(validatorURL: string): string | undefined {
+  let before: string | undefined;
+  for (const g of kubectlJson<{ items: Obj[] }>(['get', 'inferencegateways']).items) {
+    before ??= (g.spec?.['auth'] as { validatorURL?: string } | undefined)?.validatorURL;
+    const r = kubectl(['patch', 'inferencegateway', g.metadata.name, '--type', 'merge', '-p', JSON.stringify({ spec: { auth: { validatorURL } } })]);
+    if (r.code !== 0) throw new Error(`patch gateway: ${r.stderr}`);
+  }
+  return before;
+}
+
+/** JSON objects in process output: a line is told by its fields (output is prefixed per chunk, not per line). */
+function jsonLines(text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    const i = line.indexOf('{"');
+    if (i < 0) continue;
+    try {
+      out.push(JSON.parse(line.slice(i)) as Record<string, unknown>);
+    } catch {
+      // not a JSON line
+    }
+  }
+  return out;
+}
+
 /** The namespace of the step's services and key Secrets. */
 export const TEAMS = 'teams';
 /** Team A's and team B's keys. */
@@ -53,8 +79,24 @@ export interface AiGateway {
   overflow: Record<string, { statuses: number[]; busy: number; stub: number }>;
   /** traefik_service_requests_total lines labelled with team A's caller. */
   metrics: string[];
+  /** Tokens counted through the usage tap on teams/tokens (docs/ai-gateway.md#usage). */
+  tokens: {
+    /** A streamed request's status, and whether its stream reached `[DONE]`. */
+    stream: { status: number; done: boolean };
+    /** The request after the budget is spent: status, Retry-After, error code. */
+    limited: { status: number; retryAfter: string | null; code: string | null };
+    /** The tap's usage lines for teams/tokens, in order. */
+    lines: Record<string, unknown>[];
+    /** Traefik's access log line of the metered route for the first counted request (joined by its request id). */
+    joined: Record<string, unknown> | undefined;
+    /** The validator's modelplane_gateway_* series for teams/tokens. */
+    metrics: string[];
+  };
   logs: string;
 }
+
+/** Team A's token budget on teams/tokens: the stub's answers cost 30 each, so two are served and the third is refused. */
+export const TOKENS_PER_MINUTE = 50;
 
 /** The two overflow services: the busy backend (429 on the first, 503 on the second; front-door.ts) first, the stub next. */
 const OVERFLOW = ['overflow-429', 'overflow-503'] as const;
@@ -69,7 +111,7 @@ metadata:
   name: team-a
   namespace: ${TEAMS}
   labels: {modelplane.ai/api-keys: "true"}
-  annotations: {modelplane.ai/services: ${TEAMS}/chat}
+  annotations: {modelplane.ai/services: '${TEAMS}/chat, ${TEAMS}/tokens'}
 stringData: {ci: ${KEY_A}}
 ---
 apiVersion: v1
@@ -93,6 +135,14 @@ spec:
   endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
   auth: {type: APIKey, apiKeys: {secretSelector: {matchLabels: {modelplane.ai/api-keys: "true"}}}}
   rateLimit: {requestsPerSecond: 2}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelService
+metadata: {name: tokens, namespace: ${TEAMS}}
+spec:
+  endpoints: [{selector: {matchLabels: {modelplane.ai/deployment: stub}}}]
+  auth: {type: APIKey, apiKeys: {secretSelector: {matchLabels: {modelplane.ai/api-keys: "true"}}}}
+  rateLimit: {tokensPerMinute: ${TOKENS_PER_MINUTE}}
 ---
 apiVersion: modelplane.ai/v1alpha1
 kind: ModelService
@@ -136,6 +186,17 @@ endpoints: [{addresses: ['${VALIDATOR_HOST}'], conditions: {ready: true}}]
 
 /** Runs the step; every process it starts is stopped before it returns. */
 export async function asAiGateway(): Promise<AiGateway> {
+  // The usage tap's backend is an EndpointSlice naming the validator, which refuses a loopback address:
+  // the gateway names the validator's second address for this step (every service's forwardAuth follows).
+  const validatorBefore = setValidatorURL(`http://${VALIDATOR_HOST}:${VALIDATOR_PORT}`);
+  try {
+    return await aiGatewaySteps();
+  } finally {
+    if (validatorBefore !== undefined) setValidatorURL(validatorBefore);
+  }
+}
+
+async function aiGatewaySteps(): Promise<AiGateway> {
   const applied = kubectl(['apply', '-f', '-'], { input: OBJECTS });
   if (applied.code !== 0) throw new Error(`ai-gateway objects: ${applied.stderr}`);
   await eventually('both team services composed with their key split and the rate limit', () => {
@@ -196,6 +257,7 @@ export async function asAiGateway(): Promise<AiGateway> {
       const seen = reached.filter((r) => r.path.startsWith(`/${TEAMS}/${service}/`));
       overflow[service] = { statuses, busy: seen.filter((r) => r.busy === true).length, stub: seen.filter((r) => r.busy !== true).length };
     }
+    const tokens = await countTokens(call, reached, log);
     const metricsText = nodeInside(`fetch('http://127.0.0.1:${METRICS_PORT}/metrics').then((r) => r.text()).then((t) => console.log(t))`);
     const metrics = metricsText.split('\n').filter((l) => l.startsWith('traefik_service_requests_total{') && l.includes('caller="teams/team-a/ci"'));
     await new Promise((r) => setTimeout(r, 1000)); // Traefik writes its access log lines
@@ -225,7 +287,64 @@ export async function asAiGateway(): Promise<AiGateway> {
       usageLine,
       overflow,
       metrics,
+      tokens: { ...tokens, ...usageRecords(log.text) },
       logs: log.text,
     };
   });
+}
+
+type Running = Parameters<Parameters<typeof withTraefik>[1]>[0];
+
+/**
+ * teams/tokens through the usage tap: waits for TokensCounted (poking the XR
+ * so it sees its metered route accepted) and for Traefik to send a request
+ * through the tap (the stub sees the tap's request id); that first counted
+ * request spends 30 of 50 tokens. Then a streamed request is served (50 - 30
+ * - 30 < 0) and the next one is refused.
+ */
+async function countTokens(call: (service: string, key: string | undefined) => number, reached: Running['reached'], log: Running['log']) {
+  await eventually(
+    'teams/tokens TokensCounted True (its metered route accepted by Traefik)',
+    () => {
+      const svc = kubectlJson<Obj>(['get', 'modelservice', '-n', TEAMS, 'tokens']);
+      if (svc.status?.conditions?.find((c) => c.type === 'TokensCounted')?.status === 'True') return true;
+      kubectl(['annotate', 'modelservice', '-n', TEAMS, 'tokens', `modelplane.ai/e2e-poke=${Date.now()}`, '--overwrite']);
+      return undefined;
+    },
+    { timeoutMs: 180_000, state: () => JSON.stringify(kubectlJson<Obj>(['get', 'modelservice', '-n', TEAMS, 'tokens']).status?.conditions) },
+  );
+  // Checked before each call, so exactly one request goes through the tap here (the stub's line arrives between polls).
+  await eventually(
+    'Traefik sends teams/tokens through the usage tap',
+    () => {
+      if (reached.some((r) => r.path.startsWith(`/${TEAMS}/tokens/`) && typeof r.requestId === 'string')) return true;
+      call('tokens', KEY_A);
+      return undefined;
+    },
+    { timeoutMs: 120_000, state: () => log.text.slice(-2000) },
+  );
+  const url = JSON.stringify(`http://127.0.0.1:${WEB_PORT}/${TEAMS}/tokens/v1/chat/completions`);
+  const headers = JSON.stringify({ 'content-type': 'application/json', authorization: `Bearer ${KEY_A}` });
+  const stream = JSON.parse(
+    nodeInside(`fetch(${url}, { method: 'POST', headers: ${headers}, body: '{"model":"stub","stream":true,"stream_options":{"include_usage":true}}' })
+      .then(async (r) => console.log(JSON.stringify({ status: r.status, done: (await r.text()).includes('[DONE]') })))`),
+  ) as AiGateway['tokens']['stream'];
+  const limited = JSON.parse(
+    nodeInside(`fetch(${url}, { method: 'POST', headers: ${headers}, body: '{"model":"stub"}' })
+      .then(async (r) => console.log(JSON.stringify({ status: r.status, retryAfter: r.headers.get('retry-after'), code: (await r.json().catch(() => ({}))).error?.code ?? null })))`),
+  ) as AiGateway['tokens']['limited'];
+  const metrics = nodeInside(`fetch('http://127.0.0.1:${VALIDATOR_PORT}/metrics').then((r) => r.text()).then((t) => console.log(t))`)
+    .split('\n')
+    .filter((l) => l.startsWith('modelplane_gateway_') && l.includes(`service="${TEAMS}/tokens"`));
+  await new Promise((r) => setTimeout(r, 1000)); // the tap's and Traefik's last lines
+  return { stream, limited, metrics };
+}
+
+/** The tap's usage lines for teams/tokens, and Traefik's metered-route line for the first one. */
+function usageRecords(text: string): Pick<AiGateway['tokens'], 'lines' | 'joined'> {
+  const all = jsonLines(text);
+  const lines = all.filter((l) => l['msg'] === 'usage' && l['service'] === `${TEAMS}/tokens`);
+  const first = lines[0]?.['requestId'];
+  const joined = all.find((l) => typeof first === 'string' && l['request_X-Modelplane-Request-Id'] === first);
+  return { lines, joined };
 }

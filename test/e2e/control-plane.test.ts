@@ -779,13 +779,13 @@ spec:
 
   // Last: two teams' scoped keys, /v1/models per key, a rate limit and the usage log (docs/ai-gateway.md).
   it.skipIf(frontDoorUnavailable() !== undefined)(
-    `the AI gateway for real: each team's key calls and lists only its own service (403 on the other's), the third request in a second of a key limited to 2/s gets 429 with Retry-After, the caller reaches the endpoint and Traefik's access log and metrics, and a 429 or 503 backend overflows to the next priority${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
+    `the AI gateway for real: each team's key calls and lists only its own service (403 on the other's), the third request in a second of a key limited to 2/s gets 429 with Retry-After, the caller reaches the endpoint and Traefik's access log and metrics, a 429 or 503 backend overflows to the next priority, and the usage tap counts tokens (JSON and streamed) and refuses a spent token budget with 429${frontDoorUnavailable() ? ` (skipped: ${frontDoorUnavailable()})` : ''}`,
     async () => {
       const r = await asAiGateway();
       expect({ calls: r.calls, models: r.models, burst: r.burst.statuses }, r.logs).toStrictEqual({
         calls: { 'a->chat': 200, 'a->code': 403, 'b->code': 200, 'b->chat': 403 },
         // Open services (auth None) are listed for every key.
-        models: { a: ['teams/chat', 'teams/overflow-429', 'teams/overflow-503'], b: ['teams/code', 'teams/overflow-429', 'teams/overflow-503'] },
+        models: { a: ['teams/chat', 'teams/overflow-429', 'teams/overflow-503', 'teams/tokens'], b: ['teams/code', 'teams/overflow-429', 'teams/overflow-503'] },
         burst: [200, 200, 429],
       });
       // Overflow to priority 1: every request served; on 429 the busy backend is asked each time, on 503 three times, then ejected.
@@ -807,6 +807,26 @@ spec:
       expect(r.usage.length, r.logs).toBe(r.reached.length);
       expect(r.usage.filter(([path, caller]) => caller !== callerOf(path)), r.logs).toEqual([]);
       expect(r.logs.includes(KEY_A) || r.logs.includes(KEY_B)).toBe(false);
+      // Tokens through the usage tap (50 per minute; the stub reports 10 + 20 per answer): the first counted request
+      // and a streamed one are served, the next is refused; one line each, with the caller and the tokens.
+      const t = r.tokens;
+      expect({ stream: t.stream, limited: { ...t.limited, retryAfter: /^[0-9]+$/.test(t.limited.retryAfter ?? '') } }, r.logs).toStrictEqual({
+        stream: { status: 200, done: true },
+        limited: { status: 429, retryAfter: true, code: 'tokens_per_minute_exceeded' },
+      });
+      const pick = (l: Record<string, unknown>) => [l['caller'], l['status'], l['stream'], l['promptTokens'], l['completionTokens'], l['totalTokens'], l['limited']];
+      expect(t.lines.map(pick), r.logs).toStrictEqual([
+        ['teams/team-a/ci', 200, false, 10, 20, 30, undefined],
+        ['teams/team-a/ci', 200, true, 10, 20, 30, undefined],
+        ['teams/team-a/ci', 429, false, undefined, undefined, undefined, true],
+      ]);
+      // Traefik's line of the metered route joins the first by its request id and names the backend that answered.
+      expect([t.joined?.['DownstreamStatus'], typeof t.joined?.['ServiceURL'], t.joined?.['request_X-Modelplane-Caller']], r.logs).toStrictEqual([200, 'string', 'teams/team-a/ci']);
+      expect(t.metrics, r.logs).toStrictEqual([
+        'modelplane_gateway_tokens_total{caller="teams/team-a/ci",service="teams/tokens",type="prompt"} 20',
+        'modelplane_gateway_tokens_total{caller="teams/team-a/ci",service="teams/tokens",type="completion"} 40',
+        'modelplane_gateway_token_limited_total{caller="teams/team-a/ci",service="teams/tokens"} 1',
+      ]);
     },
     10 * MIN,
   );

@@ -48,6 +48,10 @@ export const METRICS_PORT = 18090;
 /** The stub's address: on the namespace's loopback device, but not 127/8 (an EndpointSlice may not name a loopback address). */
 export const STUB_HOST = '10.96.200.1';
 export const WEB_PORT = 8000; // the composed Gateway's listener port: Traefik binds the entryPoint of that port
+/** The composed Gateway's `metered` listener port (the usage tap sends counted requests back there). */
+export const METERED_PORT = 8002;
+/** The tokens the stub reports per answer. */
+export const STUB_USAGE = { prompt: 10, completion: 20 } as const;
 /** The composed Gateway's HTTPS listener port (InferenceGateway spec.tls): entryPoint `websecure`. */
 const WEBSECURE_PORT = 8443;
 
@@ -89,9 +93,17 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null, caller: req.headers['x-modelplane-caller'] ?? null }) + '\\n');
+    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null, caller: req.headers['x-modelplane-caller'] ?? null, requestId: req.headers['x-modelplane-request-id'] ?? null }) + '\\n');
+    // The usage an engine reports (ai-gateway.ts counts it through the usage tap): in the body, or in the stream's last chunk.
+    const usage = { prompt_tokens: ${STUB_USAGE.prompt}, completion_tokens: ${STUB_USAGE.completion}, total_tokens: ${STUB_USAGE.prompt + STUB_USAGE.completion} };
+    if (body.includes('"stream":true')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: ' + JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'hello' } }], usage: null }) + '\\n\\n');
+      res.end('data: ' + JSON.stringify({ object: 'chat.completion.chunk', choices: [], usage }) + '\\n\\ndata: [DONE]\\n\\n');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' } }] }));
+    res.end(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' } }], usage }));
   });
 }).listen(${STUB_PORT}, '${STUB_HOST}', () => process.stdout.write('listening\\n'));
 // A full or failing first-priority backend (ai-gateway.ts): 429 on a path of service overflow-429, else 503.
@@ -164,7 +176,7 @@ export interface FrontDoor {
   wrongKey: number;
   rightKey: { status: number; object: string | undefined };
   /** Requests the stub endpoint received (path, and the Authorization and X-Modelplane-Caller headers it saw). */
-  reached: { path: string; authorization: string | null; caller: string | null; busy?: boolean }[];
+  reached: { path: string; authorization: string | null; caller: string | null; requestId?: string | null; busy?: boolean }[];
   /** Logs of the validator and Traefik, for a failure message. */
   logs: string;
 }
@@ -275,13 +287,25 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
     serviceAccountKubeconfig('modelplane-system', 'modelplane-key-validator', validatorKc);
     // Every address of the namespace: forwardAuth asks 127.0.0.1, and Traefik sends /v1/models to the
     // selectorless Service modelplane-key-validator whose EndpointSlice names VALIDATOR_HOST (ai-gateway.ts).
-    start('validator', [process.execPath, join(ROOT, 'bin', 'modelplane.js'), 'key-validator', '--listen', `0.0.0.0:${VALIDATOR_PORT}`, '--kubeconfig', validatorKc]);
+    // Its usage tap sends counted requests back to Traefik's metered entryPoint (docs/ai-gateway.md#usage).
+    start('validator', [
+      process.execPath,
+      join(ROOT, 'bin', 'modelplane.js'),
+      'key-validator',
+      '--listen',
+      `0.0.0.0:${VALIDATOR_PORT}`,
+      '--kubeconfig',
+      validatorKc,
+      '--usage-upstream',
+      `http://127.0.0.1:${METERED_PORT}`,
+    ]);
     const tk = serviceAccountKubeconfig('modelplane-system', 'traefik-e2e', join(E2E_DIR, 'front-door-traefik.kubeconfig'));
     const k8s = (p: string) => [`--providers.${p}.endpoint=${tk.server}`, `--providers.${p}.token=${tk.token}`, `--providers.${p}.certAuthFilePath=${tk.ca}`];
     start('traefik', [
       TRAEFIK,
       `--entryPoints.web.address=127.0.0.1:${WEB_PORT}`,
       ...(opts.websecure ? [`--entryPoints.websecure.address=127.0.0.1:${WEBSECURE_PORT}`] : []),
+      `--entryPoints.metered.address=127.0.0.1:${METERED_PORT}`,
       '--providers.kubernetesgateway=true',
       ...k8s('kubernetesgateway'),
       '--providers.kubernetescrd=true',
@@ -292,6 +316,7 @@ export async function withTraefik<T>(opts: { websecure: boolean }, body: (r: Run
       '--accesslog.format=json',
       '--accesslog.fields.headers.defaultmode=drop',
       '--accesslog.fields.headers.names.X-Modelplane-Caller=keep',
+      '--accesslog.fields.headers.names.X-Modelplane-Request-Id=keep',
       // Requests by caller, as the InferenceGateway's Traefik values ask (docs/ai-gateway.md#usage).
       '--metrics.prometheus=true',
       '--metrics.prometheus.addServicesLabels=true',

@@ -103,7 +103,7 @@ describe('composed objects validate against their real CRDs', () => {
     const all = Object.fromEntries(Object.entries(first.resources).map(([k, d]) => [k, seen(d.resource)]));
     const stub: KubeObject = { apiVersion: 'helm.m.crossplane.io/v1beta1', kind: 'Release', metadata: { name: 'x' } };
     const full = composeGateway(request(xr, { observed: { ...all, metallb: seen(stub), traefik: seen(stub) } }));
-    expect(Object.keys(full.resources).length).toBe(26);
+    expect(Object.keys(full.resources).length).toBe(27);
     expect(check(resources(full))).toEqual([
       'apiextensions.k8s.io/v1/CustomResourceDefinition',
       'apps/v1/Deployment',

@@ -63,6 +63,7 @@ describe('InferenceGateway spec.tls issuerRef', () => {
           tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: 'modelplane-gateway-tls' }] },
           allowedRoutes: { namespaces: { from: 'All' } },
         },
+        { name: 'metered', protocol: 'HTTP', port: 8002, allowedRoutes: { namespaces: { from: 'All' } } },
       ],
     });
     expect(gateway.metadata?.annotations).toBeUndefined();
@@ -174,6 +175,7 @@ describe('InferenceGateway spec.hostname and spec.dns without TLS', () => {
     const result = compose(serving(xr({ hostname: HOST })));
     expect(getListeners(result.resources['gateway']!.resource)).toStrictEqual([
       { name: 'web', protocol: 'HTTP', port: 8000, hostname: HOST, allowedRoutes: { namespaces: { from: 'All' } } },
+      { name: 'metered', protocol: 'HTTP', port: 8002, allowedRoutes: { namespaces: { from: 'All' } } },
     ]);
     expect(result.status).toStrictEqual({ address: '203.0.113.10', url: `http://${HOST}` });
     expect(Object.keys(result.resources).filter((k) => ['certificate', 'https-redirect', 'tls-reference-grant'].includes(k))).toStrictEqual([]);
@@ -192,6 +194,7 @@ describe('InferenceGateway spec.hostname and spec.dns without TLS', () => {
     const result = compose(serving(xr()));
     expect(getListeners(result.resources['gateway']!.resource)).toStrictEqual([
       { name: 'web', protocol: 'HTTP', port: 8000, allowedRoutes: { namespaces: { from: 'All' } } },
+      { name: 'metered', protocol: 'HTTP', port: 8002, allowedRoutes: { namespaces: { from: 'All' } } },
     ]);
     expect(result.status).toStrictEqual({ address: '203.0.113.10' });
   });
@@ -237,6 +240,7 @@ describe('example vultr-gateway-tls', () => {
     expect(getListeners(gateway!).map((l) => [l['name'], l['protocol'], l['port'], l['hostname']])).toStrictEqual([
       ['web', 'HTTP', 8000, 'models.modelplane.example'],
       ['websecure', 'HTTPS', 8443, 'models.modelplane.example'],
+      ['metered', 'HTTP', 8002, undefined],
     ]);
     expect(gateway!.metadata?.annotations?.['external-dns.alpha.kubernetes.io/hostname']).toBe('models.modelplane.example');
     expect(one('Certificate').map((c) => c['spec'])).toStrictEqual([

@@ -80,9 +80,10 @@ const traefik: KubeObject = {
           kubernetesIngress: { enabled: false },
         },
         service: { nameOverride: 'traefik' },
+        ports: { metered: { port: 8002, exposedPort: 8002, protocol: 'TCP', expose: { default: false } } },
         gateway: { enabled: false },
         gatewayClass: { enabled: false },
-        logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { 'X-Modelplane-Caller': 'keep' } } } } },
+        logs: { access: { enabled: true, format: 'json', fields: { headers: { defaultmode: 'drop', names: { 'X-Modelplane-Caller': 'keep', 'X-Modelplane-Request-Id': 'keep' } } } } },
         metrics: { prometheus: { addRoutersLabels: true, addServicesLabels: true } },
         additionalArguments: ['--metrics.prometheus.headerlabels.caller=X-Modelplane-Caller'],
       },
@@ -127,6 +128,20 @@ const traefikUsages = (): Record<string, DesiredResource> => ({
     ready: true,
   },
 });
+/** The usage tap's way back to Traefik (docs/ai-gateway.md#usage): composed once Traefik is ready (its namespace exists). */
+const meteredService = (): DesiredResource => ({
+    resource: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'modelplane-metered', namespace: 'traefik-system' },
+      spec: {
+        type: 'ClusterIP',
+        selector: { 'app.kubernetes.io/name': 'traefik' },
+        ports: [{ name: 'metered', port: 8002, targetPort: 'metered', protocol: 'TCP' }],
+      },
+    },
+    ready: true,
+  });
 const gatewayClass: KubeObject = {
   apiVersion: 'gateway.networking.k8s.io/v1',
   kind: 'GatewayClass',
@@ -139,7 +154,10 @@ const gateway: KubeObject = {
   metadata: { name: 'modelplane', namespace: NS },
   spec: {
     gatewayClassName: 'traefik',
-    listeners: [{ name: 'web', protocol: 'HTTP', port: 8000, allowedRoutes: { namespaces: { from: 'All' } } }],
+    listeners: [
+      { name: 'web', protocol: 'HTTP', port: 8000, allowedRoutes: { namespaces: { from: 'All' } } },
+      { name: 'metered', protocol: 'HTTP', port: 8002, allowedRoutes: { namespaces: { from: 'All' } } },
+    ],
   },
 };
 const metallbNs: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'metallb-system' } };
@@ -223,6 +241,7 @@ const cases: Case[] = [
         ...validator(),
         traefik: { resource: traefik, ready: true },
         ...traefikUsages(),
+        'metered-service': meteredService(),
         'gateway-class': { resource: gatewayClass, ready: true },
         gateway: { resource: gateway, ready: true },
         // /v1/models to the key validator, once the Gateway is there; ready when the gateway accepts it.
@@ -245,6 +264,7 @@ const cases: Case[] = [
         ...validator(),
         traefik: { resource: traefik, ready: true },
         ...traefikUsages(),
+        'metered-service': meteredService(),
         'gateway-class': { resource: gatewayClass },
         gateway: { resource: gateway },
       },
