@@ -153,7 +153,14 @@ export function keyValidator(
   tap?: UsageTap,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://validator');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://validator');
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end('bad request target');
+      return;
+    }
     const path = url.pathname;
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -379,7 +386,7 @@ export async function runKeyValidator(opts: { listen: string; kubeconfig?: strin
   const log = (d: Decision) => process.stdout.write(`${JSON.stringify({ msg: 'key check', ...d })}\n`);
   const zero = new ScaleFromZero();
   const upstream = opts.usageUpstream ?? DEFAULT_USAGE_UPSTREAM;
-  if (!/^https?:\/\/[^/]+$/.test(upstream)) throw new Error(`--usage-upstream ${upstream}: want http://host:port, e.g. ${DEFAULT_USAGE_UPSTREAM}`);
+  if (!/^http:\/\/[^/]+$/.test(upstream)) throw new Error(`--usage-upstream ${upstream}: want http://host:port (no path; https is not spoken), e.g. ${DEFAULT_USAGE_UPSTREAM}`);
   const tap = new UsageTap({ upstream, registry: zero.registry, log: (line: UsageLine) => process.stdout.write(`${JSON.stringify(line)}\n`) });
   const server = createServer(keyValidator(source, log, services, zero, tap));
   await new Promise<void>((resolve, reject) => {

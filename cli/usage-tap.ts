@@ -5,7 +5,7 @@
  * counted here.
  *
  * Protocol:
- * - `<any method> /usage-tap/<namespace>/<service>/[tokens-per-minute-<n>/]<rest>`
+ * - `<any method> /usage-tap/<namespace>/<service>/<tokens-per-minute-<n>|unlimited>/<rest>`
  *   (the path the service's route rewrites to; functions/lib/usage-tap.ts):
  *   the request is forwarded, body streamed, to the upstream (the gateway's
  *   `metered` listener) as `/<namespace>/<service>/<rest>` with the same
@@ -33,7 +33,7 @@
  *   a response cut after it started is cut for the client too.
  */
 import { randomUUID } from 'node:crypto';
-import { type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { Counter, type Registry } from 'prom-client';
 import { CALLER_HEADER } from '../functions/lib/key-scope.js';
 import { parseUsageTapPath, REQUEST_ID_HEADER, USAGE_TAP_PATH } from '../functions/lib/usage-tap.js';
@@ -56,7 +56,7 @@ export interface UsageLine {
   /** The path the service's route answers, without the query. */
   path: string;
   status: number;
-  /** Milliseconds from the request's arrival at the tap to the response's last byte. */
+  /** Milliseconds from the request's arrival at the tap to the response's last byte out (or the client's going away). */
   durationMs: number;
   /** True for a `text/event-stream` response. */
   stream: boolean;
@@ -86,20 +86,26 @@ export function usageOf(value: unknown): TokenUsage | undefined {
 }
 
 /**
- * Reads `usage` from a response body as it streams: a JSON body whole, or a
- * `text/event-stream` line by line (the last `data:` event carrying a
- * non-null `usage` wins). Holds at most {@link MAX_READ_BYTES}.
+ * Reads `usage` from a response body as it streams: a JSON body
+ * (`application/json` or `+json`) whole, or a `text/event-stream` line by
+ * line (LF or CRLF; the last `data:` event carrying a non-null `usage`
+ * wins). Holds at most {@link MAX_READ_BYTES} (the body, or one line);
+ * other content types are not held at all. Linear in the bytes read.
  */
 export class UsageReader {
   private readonly sse: boolean;
+  private readonly json: boolean;
   private buffered: Buffer[] = [];
   private size = 0;
   private overflow = false;
   private last: TokenUsage | undefined;
-  private partial = '';
+  /** The SSE line being read: its pieces (never re-joined until its newline arrives), and their size. */
+  private pending: Buffer[] = [];
+  private pendingSize = 0;
 
   constructor(contentType: string | undefined) {
     this.sse = /^text\/event-stream\b/i.test(contentType ?? '');
+    this.json = /^application\/([\w.+-]*\+)?json\b/i.test(contentType ?? '');
   }
 
   /** True when the response is a server-sent event stream. */
@@ -109,14 +115,15 @@ export class UsageReader {
 
   push(chunk: Buffer): void {
     if (this.sse) {
-      const text = this.partial + chunk.toString('utf8');
-      const lines = text.split('\n');
-      this.partial = lines.pop() ?? '';
-      if (this.partial.length > MAX_READ_BYTES) this.partial = '';
-      for (const line of lines) this.line(line);
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        this.endLine(chunk.subarray(start, nl));
+        start = nl + 1;
+      }
+      if (start < chunk.length) this.keep(chunk.subarray(start));
       return;
     }
-    if (this.overflow) return;
+    if (!this.json || this.overflow) return;
     this.size += chunk.length;
     if (this.size > MAX_READ_BYTES) {
       this.overflow = true;
@@ -124,6 +131,25 @@ export class UsageReader {
       return;
     }
     this.buffered.push(chunk);
+  }
+
+  private keep(piece: Buffer): void {
+    if (this.pendingSize < 0) return; // the line in progress is over the limit: skipped to its end
+    this.pendingSize += piece.length;
+    if (this.pendingSize > MAX_READ_BYTES) {
+      this.pending = [];
+      this.pendingSize = -1;
+      return;
+    }
+    this.pending.push(piece);
+  }
+
+  private endLine(tail: Buffer): void {
+    const skipped = this.pendingSize < 0;
+    const line = skipped ? undefined : Buffer.concat([...this.pending, tail]).toString('utf8');
+    this.pending = [];
+    this.pendingSize = 0;
+    if (line !== undefined) this.line(line);
   }
 
   private line(raw: string): void {
@@ -142,8 +168,7 @@ export class UsageReader {
   /** The usage the body reported, once it has ended; undefined when it reported none. */
   result(): TokenUsage | undefined {
     if (this.sse) {
-      if (this.partial !== '') this.line(this.partial);
-      this.partial = '';
+      if (this.pendingSize > 0) this.endLine(Buffer.alloc(0));
       return this.last;
     }
     if (this.overflow || this.buffered.length === 0) return undefined;
@@ -161,30 +186,35 @@ export class UsageReader {
  * continuously at `perMinute` per 60 s. `now` is the clock in milliseconds.
  */
 export class TokenBudgets {
-  private readonly buckets = new Map<string, { balance: number; at: number }>();
+  private readonly buckets = new Map<string, { balance: number; at: number; perMinute: number }>();
+  private spends = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private bucket(key: string, perMinute: number): { balance: number; at: number } {
-    const t = this.now();
-    const b = this.buckets.get(key) ?? { balance: perMinute, at: t };
-    b.balance = Math.min(perMinute, b.balance + ((t - b.at) * perMinute) / 60_000);
-    b.at = t;
-    this.buckets.set(key, b);
-    return b;
+  /** The balance of a bucket now (a bucket never charged is full). */
+  private balance(b: { balance: number; at: number; perMinute: number } | undefined, perMinute: number, t: number): number {
+    if (b === undefined) return perMinute;
+    return Math.min(perMinute, b.balance + ((t - b.at) * perMinute) / 60_000);
   }
 
-  /** Seconds until `key` may send again (whole, at least 1), or 0 when it may now. */
+  /** Seconds until `key` may send again (the fewest whole seconds after which its balance is above zero, at least 1), or 0 when it may now. */
   retryAfter(key: string, perMinute: number): number {
-    const b = this.bucket(key, perMinute);
-    if (b.balance > 0) return 0;
-    return Math.max(1, Math.ceil(((-b.balance + 1) * 60) / perMinute));
+    const balance = this.balance(this.buckets.get(key), perMinute, this.now());
+    if (balance > 0) return 0;
+    return Math.floor((-balance * 60) / perMinute) + 1;
   }
 
-  /** Spends `tokens` from `key`'s bucket (which may go below zero). */
+  /** Spends `tokens` from `key`'s bucket (which may go below zero). Full buckets are forgotten now and then (they cost nothing to recreate). */
   spend(key: string, perMinute: number, tokens: number): void {
-    this.bucket(key, perMinute).balance -= tokens;
-    if (this.buckets.size > 100_000) for (const [k, v] of this.buckets) if (v.balance >= perMinute) this.buckets.delete(k);
+    const t = this.now();
+    this.buckets.set(key, { balance: this.balance(this.buckets.get(key), perMinute, t) - tokens, at: t, perMinute });
+    if (++this.spends % 1024 !== 0) return;
+    for (const [k, b] of this.buckets) if (this.balance(b, b.perMinute, t) >= b.perMinute) this.buckets.delete(k);
+  }
+
+  /** How many buckets are held (for tests). */
+  get size(): number {
+    return this.buckets.size;
   }
 }
 
@@ -202,9 +232,16 @@ export function tokenLimitBody(service: string, perMinute: number, retryAfterSec
 /** Hop-by-hop headers (RFC 9110 §7.6.1) a proxy does not forward. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
+/** `headers` without the hop-by-hop ones, nor those the `Connection` header names. */
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const named = new Set(
+    String(headers['connection'] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== ''),
+  );
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !named.has(k)) out[k] = v;
   return out;
 }
 
@@ -257,7 +294,7 @@ export class UsageTap {
     const tapped = parseUsageTapPath(path);
     if (tapped === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end(`want ${USAGE_TAP_PATH}/<namespace>/<service>/[tokens-per-minute-<n>/]<path>`);
+      res.end(`want ${USAGE_TAP_PATH}/<namespace>/<service>/tokens-per-minute-<n>|unlimited/<path>`);
       return true;
     }
     const started = this.now();
@@ -282,56 +319,64 @@ export class UsageTap {
     const headers = forwardable(req.headers);
     headers['accept-encoding'] = 'identity';
     headers[REQUEST_ID_HEADER.toLowerCase()] = requestId;
-    const upstream = request(
-      {
-        protocol: this.upstream.protocol,
-        hostname: this.upstream.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: this.upstream.port,
-        method: req.method,
-        path: tapped.upstreamPath + (q < 0 ? '' : raw.slice(q)),
-        headers,
-      },
-      (up) => {
-        const reader = new UsageReader(up.headers['content-type']);
-        line.status = up.statusCode ?? 502;
-        line.stream = reader.stream;
-        res.writeHead(line.status, forwardable(up.headers));
-        res.flushHeaders();
-        up.on('data', (chunk: Buffer) => {
-          reader.push(chunk);
-          // Backpressure: a slow client slows the backend, the tap holds no more than one chunk.
-          if (!res.write(chunk)) {
-            up.pause();
-            res.once('drain', () => up.resume());
-          }
-        });
-        up.on('end', () => {
-          res.end();
-          const usage = reader.result();
-          if (usage) {
-            line.promptTokens = usage.prompt;
-            line.completionTokens = usage.completion;
-            line.totalTokens = usage.total;
-            this.tokens.inc({ caller, service, type: 'prompt' }, usage.prompt);
-            this.tokens.inc({ caller, service, type: 'completion' }, usage.completion);
-            if (perMinute !== undefined) this.budgets.spend(budgetKey, perMinute, usage.total);
-          }
-          this.finish(line, started);
-        });
-        up.on('error', () => {
-          line.aborted = true;
-          res.destroy();
-          this.finish(line, started);
-        });
-      },
-    );
-    upstream.on('error', () => {
+    const badGateway = () => {
       if (res.headersSent) return;
       line.status = 502;
       res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `The gateway could not reach ${service}'s backends`, type: 'server_error', code: 'bad_gateway' } }));
-      this.finish(line, started);
-    });
+    };
+    // The line is written once the client has the last byte (or went away).
+    res.on('finish', () => this.finish(line, started));
+    let upstream: ClientRequest;
+    try {
+      upstream = request(
+        {
+          protocol: this.upstream.protocol,
+          hostname: this.upstream.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: this.upstream.port,
+          method: req.method,
+          path: tapped.upstreamPath + (q < 0 ? '' : raw.slice(q)),
+          headers,
+        },
+        (up) => {
+          const reader = new UsageReader(up.headers['content-type']);
+          line.status = up.statusCode ?? 502;
+          line.stream = reader.stream;
+          res.writeHead(line.status, forwardable(up.headers));
+          res.flushHeaders();
+          up.on('data', (chunk: Buffer) => {
+            reader.push(chunk);
+            // Backpressure: a slow client slows the backend, the tap holds no more than one chunk.
+            if (!res.write(chunk)) {
+              up.pause();
+              res.once('drain', () => up.resume());
+            }
+          });
+          up.on('end', () => {
+            const usage = reader.result();
+            if (usage) {
+              line.promptTokens = usage.prompt;
+              line.completionTokens = usage.completion;
+              line.totalTokens = usage.total;
+              this.tokens.inc({ caller, service, type: 'prompt' }, usage.prompt);
+              this.tokens.inc({ caller, service, type: 'completion' }, usage.completion);
+              if (perMinute !== undefined) this.budgets.spend(budgetKey, perMinute, usage.total);
+            }
+            res.end();
+          });
+          up.on('error', () => {
+            line.aborted = true;
+            res.destroy();
+            this.finish(line, started);
+          });
+        },
+      );
+    } catch {
+      req.resume();
+      badGateway();
+      return true;
+    }
+    upstream.on('error', badGateway);
     res.on('close', () => {
       if (!res.writableFinished) {
         line.aborted = true;

@@ -85,7 +85,7 @@ import { authVerdict, validatorAddress } from './key-access.js';
 import { effectiveRateLimit, rateLimitMiddlewares } from './rate-limit.js';
 import { backendsName, failoverResources, type LevelBackend, msgLevels, priorityLevels, usesPriorities } from './failover.js';
 import { distribute } from './weights.js';
-import { countedCondition, counting, meteredRoute, msgInvalidValidatorUrl, tapBackend, tapRewrite } from './metered.js';
+import { countedCondition, counting, meteredRoute, msgInvalidValidatorUrl, stillTapped, TAP_KEYS, tapBackend, tapRewrite } from './metered.js';
 
 /** Condition types, reasons and messages. */
 export const EndpointsResolved = 'EndpointsResolved';
@@ -221,6 +221,8 @@ function backendRefs(entries: Entry[]): JsonObject[] {
 
 /** The HTTPS listener of the control-plane Gateway (InferenceGateway `spec.tls`; docs/front-door.md). */
 export const HTTPS_LISTENER = 'websecure';
+/** The plain-HTTP listener: a route names its listener, so it never also attaches to the gateway's `metered` one (docs/ai-gateway.md#tokens-the-usage-tap). */
+export const HTTP_LISTENER = 'web';
 
 /**
  * The base of the service URL from the InferenceGateway's status: `status.url`
@@ -394,11 +396,16 @@ export function compose(req: ComposeRequest): ComposeResult {
       countedState = countedCondition(name, counted, meteredAccepted && tapLive ? 'counted' : 'waiting', validatorURL);
     }
   }
+  // Switching off is make before break too: while the observed route still sends to the tap, the tap and the metered route stay.
+  if (!('usage-tap-service' in result.resources) && stillTapped(req.observed['httproute']?.resource, name)) {
+    const kept = keepObserved(req.observed);
+    for (const key of TAP_KEYS) if (kept[key] !== undefined) result.resources[key] = kept[key];
+  }
   const route: KubeObject = {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
     metadata: { namespace },
-    spec: { parentRefs: [base?.https === true ? { ...GATEWAY_REF, sectionName: HTTPS_LISTENER } : { ...GATEWAY_REF }], rules: [rule] },
+    spec: { parentRefs: [{ ...GATEWAY_REF, sectionName: base?.https === true ? HTTPS_LISTENER : HTTP_LISTENER }], rules: [rule] },
   };
   const routed = accepted(req.observed['httproute']?.resource) && refs.length > 0;
   result.resources['httproute'] = markReady(route, routed);

@@ -22,7 +22,9 @@
  *   `spec.auth.validatorURL`) counts nothing: `TokensCounted` False
  *   `InvalidValidatorURL` and a Warning naming the field; the service is
  *   served uncounted.
- * - An uncounted service composes none of this and has no `TokensCounted`.
+ * - An uncounted service composes none of this and has no `TokensCounted`;
+ *   switched off, it keeps the metered route and the tap as observed until
+ *   its observed route has its own backends again ({@link stillTapped}).
  */
 import { condition, type Condition, getPath, type JsonObject, type KubeObject } from '../lib/function.js';
 import { childName } from '../lib/names.js';
@@ -84,6 +86,20 @@ export function tapBackend(service: string, namespace: string, validatorURL: str
   const slice = endpointSlice(namespace, name, url);
   slice.metadata = { ...slice.metadata, name };
   return { resources: [['usage-tap-service', svc], ['usage-tap-endpointslice', slice]], ref: { name, port: url.port } };
+}
+
+/** Desired-resource keys of what a counted service composes beside its client-facing route. */
+export const TAP_KEYS = ['httproute-metered', 'usage-tap-service', 'usage-tap-endpointslice'] as const;
+
+/**
+ * True while the observed client-facing route still sends to the tap: a
+ * service switched off keeps {@link TAP_KEYS} as observed until its route
+ * has its own backends again (make before break).
+ */
+export function stillTapped(route: KubeObject | undefined, service: string): boolean {
+  const rules = getPath(route, 'spec', 'rules');
+  if (!Array.isArray(rules)) return false;
+  return rules.some((r) => Array.isArray(r?.backendRefs) && r.backendRefs.some((b: { name?: unknown }) => b?.name === tapServiceName(service)));
 }
 
 /** HTTPRoute `<service>-metered` on the metered listener: the service's path to its own backends, no filters (the client-facing route checked the key). */

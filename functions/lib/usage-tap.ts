@@ -7,7 +7,8 @@
  * is the tap).
  *
  * The path: the client-facing route rewrites `/<namespace>/<service>/<rest>`
- * to `/usage-tap/<namespace>/<service>/[tokens-per-minute-<n>/]<rest>` and
+ * to `/usage-tap/<namespace>/<service>/<limit>/<rest>` (limit
+ * `tokens-per-minute-<n>` or `unlimited`) and
  * sends it to the validator; the tap counts, and forwards
  * `/<namespace>/<service>/<rest>` to the gateway's `metered` listener, where
  * the service's second route holds its real backends. The limit rides in the
@@ -27,10 +28,17 @@ export const DEFAULT_USAGE_UPSTREAM = `http://${METERED_SERVICE.name}.${METERED_
 /** Request header carrying the tap's id for a request, kept in Traefik's access log so its line joins the tap's. */
 export const REQUEST_ID_HEADER = 'X-Modelplane-Request-Id';
 
-/** The tap path prefix of `<namespace>/<service>`, with its per-caller token budget when it has one; always ends in `/`. */
+/** The limit segment of a service without a token budget. */
+export const UNLIMITED = 'unlimited';
+
+/**
+ * The tap path prefix of `<namespace>/<service>`, always with its limit
+ * segment (`tokens-per-minute-<n>`, or {@link UNLIMITED}), so no segment of
+ * the client's path is ever read as a limit; always ends in `/`.
+ */
 export function usageTapPrefix(namespace: string, service: string, tokensPerMinute?: number): string {
-  const limit = tokensPerMinute !== undefined ? `tokens-per-minute-${Math.floor(tokensPerMinute)}/` : '';
-  return `${USAGE_TAP_PATH}/${namespace}/${service}/${limit}`;
+  const limit = tokensPerMinute !== undefined ? `tokens-per-minute-${Math.floor(tokensPerMinute)}` : UNLIMITED;
+  return `${USAGE_TAP_PATH}/${namespace}/${service}/${limit}/`;
 }
 
 /** A tapped request's path, read. */
@@ -44,27 +52,23 @@ export interface TappedPath {
 }
 
 /**
- * Reads `/usage-tap/<namespace>/<service>/[tokens-per-minute-<n>/]<rest>`;
- * undefined when the path is not under {@link USAGE_TAP_PATH}, names no
- * service, or has a limit segment that is not a whole number ≥ 1.
+ * Reads `/usage-tap/<namespace>/<service>/<limit>/<rest>` (limit
+ * `tokens-per-minute-<n>` or `unlimited`); undefined when the path is not
+ * under {@link USAGE_TAP_PATH}, names no service, or has no valid limit
+ * segment (a whole number ≥ 1).
  */
 export function parseUsageTapPath(path: string): TappedPath | undefined {
   const prefix = `${USAGE_TAP_PATH}/`;
   if (!path.startsWith(prefix)) return undefined;
   const parts = path.slice(prefix.length).split('/');
-  const [namespace, service] = parts;
-  if (!namespace || !service || parts.length < 3) return undefined;
-  let rest = parts.slice(2);
+  const [namespace, service, limit] = parts;
+  if (!namespace || !service || limit === undefined) return undefined;
   let tokensPerMinute: number | undefined;
-  const m = /^tokens-per-minute-(\d+)$/.exec(rest[0] ?? '');
-  if (m) {
+  if (limit !== UNLIMITED) {
+    const m = /^tokens-per-minute-(\d+)$/.exec(limit);
+    if (!m) return undefined;
     tokensPerMinute = Number(m[1]);
     if (!Number.isSafeInteger(tokensPerMinute) || tokensPerMinute < 1) return undefined;
-    rest = rest.slice(1);
-  } else if ((rest[0] ?? '').startsWith('tokens-per-minute-')) {
-    return undefined;
   }
-  // A rewrite that leaves `//` after the prefix (an implementation's reading of ReplacePrefixMatch) is the same path.
-  while (rest.length > 1 && rest[0] === '') rest = rest.slice(1);
-  return { namespace, service, ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}), upstreamPath: `/${namespace}/${service}/${rest.join('/')}` };
+  return { namespace, service, ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}), upstreamPath: `/${namespace}/${service}/${parts.slice(3).join('/')}` };
 }

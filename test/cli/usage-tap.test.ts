@@ -71,7 +71,7 @@ const post = (path: string, body: object, caller?: string) =>
 
 describe('the tap path', () => {
   it('is built and read back, with and without a token limit', () => {
-    expect(usageTapPrefix('teams', 'chat')).toBe('/usage-tap/teams/chat/');
+    expect(usageTapPrefix('teams', 'chat')).toBe('/usage-tap/teams/chat/unlimited/');
     expect(usageTapPrefix('teams', 'chat', 500)).toBe('/usage-tap/teams/chat/tokens-per-minute-500/');
     expect(parseUsageTapPath('/usage-tap/teams/chat/tokens-per-minute-500/v1/chat/completions')).toStrictEqual({
       namespace: 'teams',
@@ -79,8 +79,11 @@ describe('the tap path', () => {
       tokensPerMinute: 500,
       upstreamPath: '/teams/chat/v1/chat/completions',
     });
-    expect(parseUsageTapPath('/usage-tap/teams/chat/v1/models')).toStrictEqual({ namespace: 'teams', service: 'chat', upstreamPath: '/teams/chat/v1/models' });
-    for (const bad of ['/usage-tap/teams/', '/usage-tap/teams/chat', '/usage-tap/teams/chat/tokens-per-minute-0/x', '/usage-tap/teams/chat/tokens-per-minute-x/y', '/teams/chat/v1']) {
+    expect(parseUsageTapPath('/usage-tap/teams/chat/unlimited/v1/models')).toStrictEqual({ namespace: 'teams', service: 'chat', upstreamPath: '/teams/chat/v1/models' });
+    // The limit segment is always there: a client's own first segment is never read as one.
+    expect(parseUsageTapPath('/usage-tap/teams/chat/unlimited/tokens-per-minute-1/x')?.upstreamPath).toBe('/teams/chat/tokens-per-minute-1/x');
+    expect(parseUsageTapPath('/usage-tap/teams/chat/unlimited')?.upstreamPath).toBe('/teams/chat/');
+    for (const bad of ['/usage-tap/teams/', '/usage-tap/teams/chat', '/usage-tap/teams/chat/v1/models', '/usage-tap/teams/chat/tokens-per-minute-0/x', '/usage-tap/teams/chat/tokens-per-minute-x/y', '/teams/chat/v1']) {
       expect([bad, parseUsageTapPath(bad)]).toStrictEqual([bad, undefined]);
     }
   });
@@ -97,6 +100,16 @@ describe('reading usage', () => {
     const r = new UsageReader('text/event-stream; charset=utf-8');
     for (const c of SSE) r.push(Buffer.from(c));
     expect([r.stream, r.result()]).toStrictEqual([true, { prompt: 5, completion: 7, total: 12 }]);
+  });
+  it('an SSE line longer than the limit is skipped, the next line still read; a non-JSON content type is not held', () => {
+    const r = new UsageReader('text/event-stream');
+    r.push(Buffer.from(`data: ${'x'.repeat(1024 * 1024)}`));
+    for (let i = 0; i < 9; i++) r.push(Buffer.alloc(1024 * 1024, 120));
+    r.push(Buffer.from('\ndata: {"usage":{"prompt_tokens":1,"completion_tokens":2}}\n'));
+    expect(r.result()).toStrictEqual({ prompt: 1, completion: 2, total: 3 });
+    const audio = new UsageReader('audio/mpeg');
+    audio.push(Buffer.from(JSON.stringify(JSON_BODY)));
+    expect(audio.result()).toBeUndefined();
   });
   it('a JSON body in pieces; a body that is not JSON reports nothing', () => {
     const r = new UsageReader('application/json');
@@ -115,21 +128,31 @@ describe('token budgets', () => {
     let t = 0;
     const b = new TokenBudgets(() => t);
     expect(b.retryAfter('k', 60)).toBe(0);
-    b.spend('k', 60, 90); // 60 - 90 = -30: 31 tokens to refill at 1 per second
+    b.spend('k', 60, 90); // 60 - 90 = -30 at 1 per second: above zero after 31 s
     expect(b.retryAfter('k', 60)).toBe(31);
-    t += 30_000; // -30 + 30 = 0: still refused
+    t += 30_000; // -30 + 30 = 0: still refused, 1 s more
     expect(b.retryAfter('k', 60)).toBe(1);
     t += 1_000;
     expect(b.retryAfter('k', 60)).toBe(0);
     t += 3_600_000; // refills to the cap, never above
     b.spend('k', 60, 60);
     expect(b.retryAfter('k', 60)).toBe(1);
+    // At 1 token a minute from exactly zero, one second already lifts it above zero.
+    b.spend('slow', 1, 1);
+    expect(b.retryAfter('slow', 1)).toBe(1);
+    // Asking does not hold a bucket; refilled buckets are forgotten (checked every 1024 spends).
+    expect(b.retryAfter('never-charged', 5)).toBe(0);
+    for (let i = 0; i < 1020; i++) b.spend(`c${i}`, 1_000_000, 1); // 1023 spends so far
+    expect(b.size).toBe(1022);
+    t += 60_000;
+    b.spend('last', 10, 100); // the 1024th: each bucket is refilled by its own rate, and the full ones go
+    expect(b.size).toBe(1);
   });
 });
 
 describe('through the tap', () => {
   it('a JSON response: forwarded to the service path with the query and a request id, answered as is, one usage line with the tokens', async () => {
-    const r = await post('/usage-tap/teams/chat/v1/chat/completions?x=1', { model: 'm' }, 'teams/team-a/ci');
+    const r = await post('/usage-tap/teams/chat/unlimited/v1/chat/completions?x=1', { model: 'm' }, 'teams/team-a/ci');
     expect([r.status, r.headers.get('x-engine'), await r.json()]).toStrictEqual([200, 'stub', JSON_BODY]);
     const got = seen.at(-1)!;
     expect([got.path, got.body, got.headers['x-modelplane-request-id'], got.headers['x-modelplane-caller'], got.headers['accept-encoding']]).toStrictEqual([
@@ -155,12 +178,12 @@ describe('through the tap', () => {
     });
   });
   it('a streamed response reaches the client whole; the usage of its final chunk is logged', async () => {
-    const r = await post('/usage-tap/teams/chat/v1/chat/completions', { stream: true, stream_options: { include_usage: true } }, 'teams/team-a/ci');
+    const r = await post('/usage-tap/teams/chat/unlimited/v1/chat/completions', { stream: true, stream_options: { include_usage: true } }, 'teams/team-a/ci');
     expect([r.status, r.headers.get('content-type'), await r.text()]).toStrictEqual([200, 'text/event-stream', SSE.join('')]);
     expect(lines.at(-1)).toMatchObject({ requestId: 'req-2', stream: true, promptTokens: 5, completionTokens: 7, totalTokens: 12 });
   });
   it('an upstream error status passes through, without tokens; no caller header is anonymous', async () => {
-    const r = await post('/usage-tap/teams/fail/v1/chat/completions', {});
+    const r = await post('/usage-tap/teams/fail/unlimited/v1/chat/completions', {});
     expect(r.status).toBe(503);
     expect(lines.at(-1)).toStrictEqual({ msg: 'usage', requestId: 'req-3', caller: 'anonymous', service: 'teams/fail', method: 'POST', path: '/teams/fail/v1/chat/completions', status: 503, durationMs: 0, stream: false });
   });
@@ -172,12 +195,12 @@ describe('through the tap', () => {
     expect(statuses).toStrictEqual([200, 200, 429]); // 50 - 42 = 8 > 0, then 8 - 42 = -34
     expect(seen.length - before).toBe(2);
     const refused = await post(path, {}, 'teams/team-a/ci');
-    // 35 tokens to refill at 50 per minute: 42 s.
-    expect([refused.status, refused.headers.get('retry-after'), await refused.text()]).toStrictEqual([429, '42', tokenLimitBody('teams/tokens', 50, 42)]);
+    // -34 refills at 50 per minute: above zero after 41 whole seconds (40.8 s).
+    expect([refused.status, refused.headers.get('retry-after'), await refused.text()]).toStrictEqual([429, '41', tokenLimitBody('teams/tokens', 50, 41)]);
     expect(lines.at(-1)).toMatchObject({ status: 429, limited: true, service: 'teams/tokens' });
     // Another caller has its own bucket.
     expect((await post(path, {}, 'teams/team-b/laptop')).status).toBe(200);
-    now += 42_000;
+    now += 41_000;
     expect((await post(path, {}, 'teams/team-a/ci')).status).toBe(200);
   });
   it('the counters by caller, service and type, beside the validator\'s other series', async () => {
@@ -198,7 +221,7 @@ describe('through the tap', () => {
     const got: UsageLine[] = [];
     const dead = createServer(keyValidator(async () => [], undefined, undefined, zero, new UsageTap({ upstream: 'http://127.0.0.1:1', registry: zero.registry, log: (l) => got.push(l) })));
     await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', () => resolve()));
-    const r = await fetch(`http://127.0.0.1:${(dead.address() as AddressInfo).port}/usage-tap/teams/chat/v1/models`);
+    const r = await fetch(`http://127.0.0.1:${(dead.address() as AddressInfo).port}/usage-tap/teams/chat/unlimited/v1/models`);
     dead.close();
     expect([r.status, got.map((l) => [l.service, l.status])]).toStrictEqual([502, [['teams/chat', 502]]]);
   });

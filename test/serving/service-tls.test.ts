@@ -26,16 +26,16 @@ describe('ModelService behind the InferenceGateway with TLS', () => {
     expectValidAgainstCrd(r.resources['httproute']!.resource);
   });
 
-  it('status.url http://<hostname> (hostname, no TLS): address on the hostname, the route on every listener', () => {
+  it('status.url http://<hostname> (hostname, no TLS): address on the hostname, the route on listener web', () => {
     const r = run(gatewayWith({ address: '34.55.100.10', url: 'http://models.example.com' }));
     expect(r.status?.['address']).toBe(`http://models.example.com/${NS}/chat`);
-    expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system' }]);
+    expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system', sectionName: 'web' }]);
   });
 
   it('no status.url: http://<address>/<ns>/<name> as before', () => {
     const r = run(gatewayWith({ address: '34.55.100.10' }));
     expect(r.status?.['address']).toBe(`http://34.55.100.10/${NS}/chat`);
-    expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system' }]);
+    expect(parentRefs(r)).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system', sectionName: 'web' }]);
   });
 
   it('a url without an address is not published yet (the route waits for the Gateway as before)', () => {

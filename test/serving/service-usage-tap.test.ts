@@ -105,11 +105,36 @@ describe('ModelService token counting', () => {
     expect(tokens(r)?.reason).toBe('WaitingForMeteredRoute');
   });
 
+  it('switched off while the observed route still sends to the tap: the route gets its backends back, the tap and the metered route stay as observed (make before break)', () => {
+    const svc = modelService('chat');
+    const tapped = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'chat-x', namespace: NS }, spec: { rules: [{ backendRefs: [{ name: 'chat-usage-tap-4b268', port: 8080 }] }] }, status: ACCEPTED };
+    const kept = (kind: string) => ({ resource: { apiVersion: 'v1', kind, metadata: { name: 'chat-usage-tap-4b268', namespace: NS } }, connectionDetails: {} });
+    const observed: Record<string, ObservedResource> = {
+      httproute: { resource: tapped, connectionDetails: {} },
+      'httproute-metered': { resource: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'chat-metered-acda2', namespace: NS }, status: ACCEPTED }, connectionDetails: {} },
+      'usage-tap-service': kept('Service'),
+      'usage-tap-endpointslice': kept('EndpointSlice'),
+    };
+    const required = { 'inference-gateway': [inferenceGateway()], 'endpoints-0': [modelEndpoint('e1', { backendName: 'e1-svc' })] };
+    const r = compose(request(svc, { observed, required }));
+    expect(Object.keys(r.resources).sort()).toStrictEqual(['httproute', 'httproute-metered', 'usage-tap-endpointslice', 'usage-tap-service']);
+    expect(rule(r)['backendRefs']).toStrictEqual(BACKENDS);
+    expect(tokens(r)).toBeUndefined();
+    // Next pass: the observed route has its own backends again, so the tap goes.
+    observed['httproute'] = { resource: { ...tapped, spec: { rules: [{ backendRefs: BACKENDS }] } }, connectionDetails: {} };
+    expect(Object.keys(compose(request(svc, { observed, required })).resources)).toStrictEqual(['httproute']);
+  });
+
+  it('the client-facing route names its listener (web), so it never also attaches to the metered one', () => {
+    const r = run({ tokensPerMinute: 500, meteredAccepted: true });
+    expect(getPath(r.resources['httproute']!.resource, 'spec', 'parentRefs')).toStrictEqual([{ name: 'modelplane', namespace: 'modelplane-system', sectionName: 'web' }]);
+  });
+
   it('the gateway counts every service: no limit in the tap path', () => {
     const r = run({ countTokens: true, meteredAccepted: true });
     expect((rule(r)['filters'] as unknown[]).at(-1)).toStrictEqual({
       type: 'URLRewrite',
-      urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: `/usage-tap/${NS}/chat` } },
+      urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: `/usage-tap/${NS}/chat/unlimited` } },
     });
     expect(tokens(r)?.message).toBe("tokens counted per request by the key validator's usage tap");
   });

@@ -36,7 +36,7 @@ const route = (refs: JsonObject[], namespace = NS, name = 'test-service'): KubeO
   kind: 'HTTPRoute',
   metadata: { namespace },
   spec: {
-    parentRefs: [{ name: 'modelplane', namespace: 'modelplane-system' }],
+    parentRefs: [{ name: 'modelplane', namespace: 'modelplane-system', sectionName: 'web' }],
     rules: [
       {
         matches: [{ path: { type: 'PathPrefix', value: `/${namespace}/${name}/` } }],
