@@ -192,6 +192,8 @@ export async function asAiGateway(): Promise<AiGateway> {
   try {
     return await aiGatewaySteps();
   } finally {
+    // The tap's EndpointSlice would name a loopback validator URL once it is restored, which the API server refuses.
+    kubectl(['delete', 'modelservice', '-n', TEAMS, 'tokens', '--ignore-not-found', '--wait=false']);
     if (validatorBefore !== undefined) setValidatorURL(validatorBefore);
   }
 }
