@@ -93,7 +93,9 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null, caller: req.headers['x-modelplane-caller'] ?? null, requestId: req.headers['x-modelplane-request-id'] ?? null }) + '\\n');
+    // The usage tap's request id only when the request came through the tap (ai-gateway.ts).
+    const id = req.headers['x-modelplane-request-id'];
+    process.stdout.write(JSON.stringify({ path: req.url, authorization: req.headers['authorization'] ?? null, caller: req.headers['x-modelplane-caller'] ?? null, ...(id ? { requestId: id } : {}) }) + '\\n');
     // The usage an engine reports (ai-gateway.ts counts it through the usage tap): in the body, or in the stream's last chunk.
     const usage = { prompt_tokens: ${STUB_USAGE.prompt}, completion_tokens: ${STUB_USAGE.completion}, total_tokens: ${STUB_USAGE.prompt + STUB_USAGE.completion} };
     if (body.includes('"stream":true')) {
