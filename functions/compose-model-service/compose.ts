@@ -426,6 +426,7 @@ export function compose(req: ComposeRequest): ComposeResult {
   }
   if (countedState) result.conditions.push(countedState);
   // Ready means serving: a route the gateway accepted, with a live backend, at an address.
-  readyOnlyIfServing(result, routed && authOk && result.status['address'] !== undefined);
+  // A token count or budget asked for but not yet in force is not what was asked: TokensCounted False says why.
+  readyOnlyIfServing(result, routed && authOk && result.status['address'] !== undefined && countedState?.status !== 'False');
   return finish();
 }

@@ -90,6 +90,7 @@ describe('ModelService token counting', () => {
     ]);
     expect(rule(r)['backendRefs']).toStrictEqual([{ name: 'chat-usage-tap-4b268', port: 8080 }]);
     expect(r.resources['httproute-metered']!.ready).toBe(true);
+    expect(r.ready).not.toBe(false);
     expect(tokens(r)).toStrictEqual({
       type: 'TokensCounted',
       status: 'True',
@@ -143,6 +144,8 @@ describe('ModelService token counting', () => {
     const r = run({ countTokens: true, validatorURL: 'https://validator.example.com' });
     expect(Object.keys(r.resources).sort()).toStrictEqual(['httproute']);
     expect(rule(r)['backendRefs']).toStrictEqual(BACKENDS);
+    // Every composed object is ready, but the budget asked for is not in force: the XR is not Ready.
+    expect([r.resources['httproute']!.ready, r.ready]).toStrictEqual([true, false]);
     const message = msgInvalidValidatorUrl('https://validator.example.com');
     expect(message).toBe(
       'InferenceGateway spec.auth.validatorURL https://validator.example.com cannot be routed to (want http://host:port): tokens are not counted and no token limit applies; fix the URL',
